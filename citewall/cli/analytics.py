@@ -1,0 +1,7 @@
+"""`citewall analytics` sub-commands (filled in by their stages)."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(help="analytics", no_args_is_help=True)

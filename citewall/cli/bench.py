@@ -1,0 +1,7 @@
+"""`citewall bench` sub-commands (filled in by their stages)."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(help="bench", no_args_is_help=True)

@@ -1,0 +1,167 @@
+"""Settings, read from the environment (prefix ``CITEWALL_``) and a ``.env`` file, in one place.
+
+Nothing else in citewall reads ``os.environ``. Secrets are ``SecretStr`` so they never show in a
+traceback or a log line. A bad value fails at start-up with a message that names the variable.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from citewall.errors import ConfigError
+
+GeneratorName = Literal["extractive", "openai"]
+
+#: The reranker the design names; loaded from the local model cache or a hub where reachable.
+DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+
+class Settings(BaseSettings):
+    """Every knob citewall has. See README "Configuration" for the table."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CITEWALL_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    # -- where things live -------------------------------------------------------------------
+    data_dir: Path = Field(default=Path("./data"), description="SQLite file, Chroma, BM25 index.")
+    database_url: str | None = Field(default=None, description="Overrides the SQLite file.")
+    chroma_url: str | None = Field(default=None, description="Use a Chroma server over HTTP.")
+    chroma_collection: str = "citewall_cards"
+
+    # -- models --------------------------------------------------------------------------------
+    embedding_model: str | None = Field(
+        default=None, description="Name or path; default: the packaged all-MiniLM-L6-v2."
+    )
+    reranker_model: str = DEFAULT_RERANKER
+    reranker_enabled: bool = True
+    reranker_max_length: int = Field(default=256, ge=16, le=4096)
+    rerank_top_n: int = Field(default=20, ge=1, le=200)
+    rerank_budget_ms: int = Field(default=1500, ge=1)
+    torch_threads: int | None = Field(default=None, ge=1, le=256)
+
+    # -- retrieval -----------------------------------------------------------------------------
+    dense_top_k: int = Field(default=40, ge=1, le=1000)
+    bm25_top_k: int = Field(default=40, ge=1, le=1000)
+    rrf_k: int = Field(default=60, ge=1)
+    rrf_dense_weight: float = Field(default=1.0, ge=0.0)
+    rrf_bm25_weight: float = Field(default=1.0, ge=0.0)
+    context_k: int = Field(default=5, ge=1, le=50, description="Cards given to the generator.")
+    chunk_max_words: int = Field(default=180, ge=20, le=2000)
+
+    # -- generation ----------------------------------------------------------------------------
+    generator: GeneratorName = "extractive"
+    openai_base_url: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_api_key: SecretStr | None = None
+    openai_timeout_s: float = Field(default=60.0, gt=0)
+    openai_retries: int = Field(default=2, ge=0, le=10)
+    openai_max_tokens: int = Field(default=512, ge=16)
+    openai_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+    # -- API limits ----------------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    max_message_chars: int = Field(default=4000, ge=1)
+    max_conversation_messages: int = Field(default=200, ge=2)
+    rate_limit_per_minute: int = Field(default=120, ge=0, description="Per token; 0 disables.")
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(value)
+        except ArgumentError as exc:
+            raise ValueError(
+                "not a database URL; expected e.g. sqlite:///path/citewall.db or "
+                "postgresql+psycopg://user@host:5432/dbname"
+            ) from exc
+        if url.get_backend_name() not in {"sqlite", "postgresql"}:
+            raise ValueError(
+                f"unsupported database {url.get_backend_name()!r}; use sqlite or postgresql"
+            )
+        return value
+
+    @field_validator("chroma_url", "openai_base_url")
+    @classmethod
+    def _check_http_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ValueError("must be an http(s) URL with a host, e.g. http://127.0.0.1:8001")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _check_generator(self) -> Settings:
+        if self.generator == "openai" and not self.openai_base_url:
+            raise ValueError(
+                "CITEWALL_GENERATOR=openai needs CITEWALL_OPENAI_BASE_URL "
+                "(e.g. http://127.0.0.1:8080/v1)"
+            )
+        return self
+
+    # -- derived paths -------------------------------------------------------------------------
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The database URL in use: CITEWALL_DATABASE_URL, else a SQLite file in the data dir."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'citewall.db').resolve()}"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings from the environment, turning a validation error into a ConfigError.
+
+    >>> load_settings(data_dir="/tmp/cw").data_dir.name
+    'cw'
+    """
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+            env = f"CITEWALL_{field.upper()}" if field != "settings" else "settings"
+            problems.append(f"{env}: {err.get('msg', 'invalid value')}")
+        raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return load_settings()
+
+
+def hf_offline_env() -> dict[str, str]:
+    """Environment that keeps Hugging Face libraries from reaching a hub for packaged models."""
+    return {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
