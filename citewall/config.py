@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     reranker_max_length: int = Field(default=256, ge=16, le=4096)
     rerank_top_n: int = Field(default=20, ge=1, le=200)
     rerank_budget_ms: int = Field(default=1500, ge=1)
+    reranker_bf16: bool = Field(
+        default=True, description="CPU bfloat16 autocast for the cross-encoder (docs/retrieval.md)."
+    )
     torch_threads: int | None = Field(default=None, ge=1, le=256)
 
     # -- retrieval -----------------------------------------------------------------------------
@@ -86,7 +89,7 @@ class Settings(BaseSettings):
 
         try:
             url = make_url(value)
-        except ArgumentError as exc:
+        except (ArgumentError, ValueError) as exc:  # ValueError: e.g. a non-numeric port
             raise ValueError(
                 "not a database URL; expected e.g. sqlite:///path/citewall.db or "
                 "postgresql+psycopg://user@host:5432/dbname"

@@ -1,11 +1,72 @@
-"""`citewall ask` (filled in by its stage)."""
+"""`citewall ask "question" [--json]`: answer from the knowledge base, operator view.
+
+An operator tool: it shows everything (markers, every citation including internal cards, the
+hybrid_path label), unlike the member API, which goes through the serve boundary.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import typer
 
+from citewall.cli.errors import cli_errors
 
-def ask() -> None:
-    """Not yet available."""
-    typer.echo("citewall ask: not implemented yet", err=True)
-    raise typer.Exit(1)
+
+def ask(
+    question: str = typer.Argument(..., help="The question to answer."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full answer as JSON."),
+) -> None:
+    """Answer a question from the ingested KB and print the citations and the path label."""
+    with cli_errors():
+        from citewall.chat.pipeline import answer_question
+        from citewall.config import get_settings
+        from citewall.generation.factory import build_generator
+        from citewall.retrieval.embedder import load_embedder
+        from citewall.retrieval.factory import build_retriever
+
+        settings = get_settings()
+        embedder = load_embedder(settings)
+        retriever = build_retriever(settings, embedder=embedder)
+        generator = build_generator(settings, embedder)
+        answer = answer_question(
+            question, retriever=retriever, generator=generator, embedder=embedder
+        )
+    if as_json:
+        typer.echo(json.dumps(_as_json(answer), indent=2, ensure_ascii=False))
+        return
+    typer.echo(answer.content)
+    typer.echo("")
+    typer.echo(f"hybrid_path: {answer.hybrid_path or 'none (nothing retrieved)'}")
+    for note in answer.context.notes:
+        typer.echo(f"note: {note}")
+    if answer.dropped_markers:
+        typer.echo(f"dropped markers: {answer.dropped_markers}")
+    if not answer.citations:
+        typer.echo("citations: none")
+        return
+    label = "citations (attributed post hoc):" if answer.attributed else "citations:"
+    typer.echo(label)
+    numbers = {s["card_id"]: s["n"] for s in answer.sources}
+    for c in answer.citations:
+        score = "-" if c.retrieved_score is None else f"{c.retrieved_score:.0f}"
+        typer.echo(
+            f"  [{numbers.get(c.card_id, '?')}] {c.card_id}  url={c.source_url or '-'}  "
+            f"license={c.source_license or '-'}  score={score}"
+        )
+
+
+def _as_json(answer: Any) -> dict[str, Any]:
+    return {
+        "content": answer.content,
+        "hybrid_path": answer.hybrid_path,
+        "generator": answer.generator,
+        "attributed": answer.attributed,
+        "dropped_markers": answer.dropped_markers,
+        "citations": [c.model_dump(mode="json") for c in answer.citations],
+        "sources": answer.sources,
+        "events": answer.events,
+        "notes": list(answer.context.notes),
+        "timings_ms": {k: round(v, 2) for k, v in answer.timings_ms.items()},
+    }

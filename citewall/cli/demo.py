@@ -1,11 +1,85 @@
-"""`citewall demo` (filled in by its stage)."""
+"""`citewall demo`: ingest the demo KB (incrementally), make demo users, print their tokens,
+and serve on localhost. The README's first command ends here."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
+from citewall.cli.errors import cli_errors
 
-def demo() -> None:
-    """Not yet available."""
-    typer.echo("citewall demo: not implemented yet", err=True)
-    raise typer.Exit(1)
+#: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
+REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
+DEMO_USERS = (("demo-member", "member"), ("demo-admin", "admin"))
+
+
+def default_kb() -> Path:
+    return REPO_KB if REPO_KB.is_dir() else Path("kb/demo")
+
+
+def demo_tokens(session_factory: object) -> dict[str, str]:
+    """Create the demo users if absent; issue each a fresh token. ``{name: token}``."""
+    from citewall.errors import NotFoundError
+    from citewall.storage import users
+
+    tokens: dict[str, str] = {}
+    with session_factory() as session:  # type: ignore[operator]
+        for name, role in DEMO_USERS:
+            try:
+                user = users.get_user(session, name)
+            except NotFoundError:
+                _, tokens[name] = users.create_user(session, name, role)
+                continue
+            tokens[name] = users.add_token(session, user)
+    return tokens
+
+
+def demo(
+    kb: Path = typer.Option(None, "--kb", help="Demo KB folder or file [kb/demo]."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Bind address (localhost by default)."),
+    port: int | None = typer.Option(None, "--port", min=1, max=65535, help="[CITEWALL_PORT]"),
+) -> None:
+    """Set up the demo KB and users, print their tokens, then serve."""
+    from citewall.cli.serve import run_server
+
+    with cli_errors():
+        from citewall.config import get_settings
+        from citewall.ingest.pipeline import ingest_paths
+        from citewall.retrieval.embedder import load_embedder
+        from citewall.runtime import Runtime
+        from citewall.storage import db
+
+        settings = get_settings()
+        kb_path = kb or default_kb()
+        if not kb_path.exists():
+            from citewall.errors import ConfigError
+
+            raise ConfigError(f"demo KB {kb_path} not found; pass --kb PATH")
+        db.migrate(settings.sqlalchemy_url)
+        typer.echo("citewall demo: loading the embedding model...", err=True)
+        embedder = load_embedder(settings)
+        engine = db.make_engine(settings.sqlalchemy_url)
+        report = ingest_paths(
+            [kb_path], settings, embedder=embedder, session_factory=db.make_session_factory(engine)
+        )
+        engine.dispose()
+        typer.echo(f"demo KB {kb_path}: {report.summary()}")
+        for err in report.errors:
+            typer.echo(f"refused: {err}", err=True)
+        runtime = Runtime.from_settings(settings, embedder=embedder)
+        tokens = demo_tokens(runtime.session_factory)
+    port = port or settings.port
+    typer.echo("")
+    typer.echo("Demo users (fresh tokens, shown once):")
+    for name, role in DEMO_USERS:
+        typer.echo(f"  {role:<6} {name:<12} {tokens[name]}")
+    typer.echo("")
+    typer.echo(f"Open http://{host}:{port}/ and paste the member token, or try:")
+    typer.echo(
+        f"  curl -s -H 'Authorization: Bearer {tokens['demo-member']}' "
+        f"-H 'Content-Type: application/json' -d '{{\"message\": \"How long do refunds take?\"}}' "
+        f"http://{host}:{port}/api/v1/chat"
+    )
+    typer.echo("")
+    run_server(runtime, host, port, settings.log_level)

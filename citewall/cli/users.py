@@ -1,7 +1,145 @@
-"""`citewall users` sub-commands (filled in by their stages)."""
+"""`citewall users`: add users, list them, issue and revoke bearer tokens.
+
+``add`` and ``token`` print the new token alone on the LAST line of output, so scripts can do
+``TOKEN=$(citewall users add alice --role admin | tail -n 1)``.
+"""
 
 from __future__ import annotations
 
-import typer
+import json
+from datetime import datetime
 
-app = typer.Typer(help="users", no_args_is_help=True)
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from citewall.cli.errors import cli_errors
+from citewall.config import get_settings
+from citewall.storage.db import Database, open_database
+from citewall.storage.models import ROLES, User
+from citewall.storage.users import (
+    add_token,
+    check_role,
+    create_user,
+    get_user,
+    list_users,
+    revoke_token,
+    revoke_user,
+)
+
+app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
+
+
+def open_settings_database() -> Database:
+    """The configured database (``CITEWALL_DATABASE_URL`` or the SQLite file), migrated."""
+    return open_database(get_settings().sqlalchemy_url)
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%SZ") if value is not None else ""
+
+
+def _user_json(user: User) -> dict[str, object]:
+    active = [t for t in user.tokens if t.revoked_at is None]
+    used = [t.last_used_at for t in user.tokens if t.last_used_at is not None]
+    return {
+        "id": user.id,
+        "name": user.name,
+        "role": user.role,
+        "created_at": user.created_at.isoformat(),
+        "disabled_at": user.disabled_at.isoformat() if user.disabled_at else None,
+        "active_tokens": [t.prefix for t in active],
+        "last_used_at": max(used).isoformat() if used else None,
+    }
+
+
+@app.command("add")
+def add(
+    name: str = typer.Argument(..., help="User name (letters, digits, . _ @ -)."),
+    role: str = typer.Option("member", "--role", "-r", help=f"One of: {', '.join(ROLES)}."),
+) -> None:
+    """Create a user and print its bearer token (alone on the last line; shown only once)."""
+    with cli_errors():
+        check_role(role)  # a usage error even when the database is down
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                user, token = create_user(session, name, role)
+        finally:
+            db.dispose()
+    typer.echo(f"created {user.role} {user.name!r} (id {user.id})")
+    typer.echo("bearer token (shown once, store it now):")
+    typer.echo(token)
+
+
+@app.command("list")
+def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List users, their roles, active token prefixes and last use."""
+    with cli_errors():
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                users = list_users(session)
+        finally:
+            db.dispose()
+    if as_json:
+        typer.echo(json.dumps([_user_json(u) for u in users], indent=2))
+        return
+    table = Table(title=f"{len(users)} user(s)")
+    for column in ("name", "role", "created", "disabled", "active tokens", "last used"):
+        table.add_column(column, no_wrap=column == "name")
+    for user in users:
+        used = [t.last_used_at for t in user.tokens if t.last_used_at is not None]
+        table.add_row(
+            escape(user.name),
+            user.role,
+            _when(user.created_at),
+            _when(user.disabled_at),
+            ", ".join(f"{t.prefix}…" for t in user.tokens if t.revoked_at is None),
+            _when(max(used) if used else None),
+        )
+    Console().print(table)
+
+
+@app.command("revoke")
+def revoke(name: str = typer.Argument(..., help="The user to disable.")) -> None:
+    """Disable a user and revoke all of their tokens (their history is kept)."""
+    with cli_errors():
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                user = revoke_user(session, name)
+        finally:
+            db.dispose()
+    typer.echo(f"disabled {user.name!r} and revoked all of their tokens")
+
+
+@app.command("token")
+def token(name: str = typer.Argument(..., help="An existing, active user.")) -> None:
+    """Issue another token for a user and print it (alone on the last line)."""
+    with cli_errors():
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                user = get_user(session, name)
+                new = add_token(session, user)
+        finally:
+            db.dispose()
+    typer.echo(f"new token for {user.name!r} (shown once, store it now):")
+    typer.echo(new)
+
+
+@app.command("revoke-token")
+def revoke_token_(
+    prefix: str = typer.Argument(..., help="The token's first 8 characters."),
+) -> None:
+    """Revoke one token by its display prefix (as shown by `citewall users list`)."""
+    with cli_errors():
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                revoked = revoke_token(session, prefix)
+        finally:
+            db.dispose()
+    typer.echo(f"revoked token {revoked.prefix}…")

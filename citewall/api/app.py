@@ -1,0 +1,49 @@
+"""Assemble the FastAPI app: routers, error handlers, security headers, metrics, the SPA.
+
+Nothing here does work per request; ``Runtime`` holds the models and the database.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from citewall import __version__
+from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
+from citewall.api.headers import SecurityHeadersMiddleware
+from citewall.api.limits import SlidingWindowLimiter
+from citewall.api.metrics import ApiMetrics, MetricsMiddleware
+from citewall.api.routes import admin, chat, conversations, health, me, search
+from citewall.api.spa import build_spa_router
+from citewall.runtime import Runtime
+
+DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
+
+Members receive answers as prose (no citation markers) with external, public sources only;
+admins see stored data in full. Authenticate with `Authorization: Bearer <token>`
+(`citewall users add NAME --role member|admin`)."""
+
+
+def create_app(runtime: Runtime | None = None) -> FastAPI:
+    """The citewall ASGI app. Builds a ``Runtime`` from the environment when none is given."""
+    if runtime is None:
+        from citewall.config import get_settings
+
+        runtime = Runtime.from_settings(get_settings())
+    app = FastAPI(
+        title="citewall",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url="/openapi.json",
+    )
+    app.state.runtime = runtime
+    app.state.metrics = ApiMetrics()
+    app.state.limiter = SlidingWindowLimiter(runtime.settings.rate_limit_per_minute)
+    install_error_handlers(app)
+    for module in (chat, conversations, search, me, admin, health):
+        app.include_router(module.router)
+    app.include_router(build_spa_router())  # last: its catch-all must not shadow the API
+    # Innermost first: errors -> metrics -> security headers (outermost, so every response).
+    app.add_middleware(UnexpectedErrorMiddleware)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app

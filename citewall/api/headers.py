@@ -1,0 +1,61 @@
+"""Security headers on every response (pure ASGI middleware, so streams pass through untouched).
+
+The strict CSP allows only same-origin assets. ``/docs`` and ``/redoc`` load Swagger UI / ReDoc
+from a CDN, so those two pages alone get a CSP that admits the jsDelivr CDN and inline script.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+STRICT_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+#: Only for the interactive API docs pages (their HTML pulls assets from jsDelivr).
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+    "font-src 'self' https://fonts.gstatic.com; connect-src 'self'; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
+
+SECURITY_HEADERS: dict[str, str] = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+def headers_for(path: str) -> list[tuple[bytes, bytes]]:
+    """The security headers for a response to ``path``."""
+    csp = DOCS_CSP if path in DOCS_PATHS else STRICT_CSP
+    pairs = [("Content-Security-Policy", csp), *SECURITY_HEADERS.items()]
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
+
+
+class SecurityHeadersMiddleware:
+    """Adds ``headers_for(path)`` to every HTTP response, replacing any same-named header."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = headers_for(scope.get("path", ""))
+        names = {k for k, _ in extra}
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message["headers"] = kept + extra
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -1,0 +1,84 @@
+"""Request limits: message length, conversation length and a per-token rate limit.
+
+The limit errors are ``LimitError`` subclasses so the HTTP mapping (``api/errors.py``) can give
+each its own status code; the sliding window is a small pure-ish class with an injectable clock.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from citewall.errors import LimitError
+
+
+class MessageTooLongError(LimitError):
+    """The message is longer than ``max_message_chars`` (HTTP 413)."""
+
+
+class ConversationFullError(LimitError):
+    """The conversation already holds ``max_conversation_messages`` messages (HTTP 409)."""
+
+
+class RateLimitedError(LimitError):
+    """More requests than ``rate_limit_per_minute`` in the last 60 s (HTTP 429)."""
+
+
+def check_message_length(message: str, max_chars: int) -> None:
+    """Raise ``MessageTooLongError`` naming the limit when ``message`` is too long."""
+    if len(message) > max_chars:
+        raise MessageTooLongError(
+            f"message is {len(message)} characters; the limit is {max_chars} "
+            "(CITEWALL_MAX_MESSAGE_CHARS)"
+        )
+
+
+def check_conversation_room(message_count: int, max_messages: int) -> None:
+    """Raise ``ConversationFullError`` when one more turn (2 messages) would pass the limit."""
+    if message_count + 2 > max_messages:
+        raise ConversationFullError(
+            f"this conversation has {message_count} messages; the limit is {max_messages} "
+            "(CITEWALL_MAX_CONVERSATION_MESSAGES). Start a new conversation."
+        )
+
+
+class SlidingWindowLimiter:
+    """At most ``limit`` hits per key in any ``window_s`` window; ``limit == 0`` disables.
+
+    In-process: with several workers each enforces its own window (documented in docs/api.md).
+    """
+
+    def __init__(
+        self, limit: int, window_s: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._clock = clock
+        self._hits: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, key: str) -> None:
+        """Record one request for ``key`` or raise ``RateLimitedError`` with a Retry-After."""
+        if self.limit <= 0:
+            return
+        now = self._clock()
+        with self._lock:
+            hits = self._hits.setdefault(key, deque())
+            while hits and hits[0] <= now - self.window_s:
+                hits.popleft()
+            if len(hits) >= self.limit:
+                retry_after = max(1.0, math.ceil(hits[0] + self.window_s - now))
+                raise RateLimitedError(
+                    f"rate limit of {self.limit} requests per minute reached "
+                    "(CITEWALL_RATE_LIMIT_PER_MINUTE); retry later",
+                    retry_after_s=retry_after,
+                )
+            hits.append(now)
+            # Forget idle keys so a stream of one-off tokens cannot grow the table forever.
+            if len(self._hits) > 10_000:
+                self._hits = {
+                    k: v for k, v in self._hits.items() if v and v[-1] > now - self.window_s
+                }

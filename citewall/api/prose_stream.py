@@ -1,0 +1,91 @@
+"""Turn a stream of generator deltas into marker-free prose deltas.
+
+A marker can arrive split across deltas (``"[", "1", "]"``), so text after an unclosed ``[`` or
+``［`` is held back until it closes (or the stream ends), and trailing whitespace is held back
+because stripping a following marker may remove it. What is emitted is always a prefix of
+``prose(everything so far)`` with no unclosed bracket left in it, so the concatenation of
+emitted deltas is marker-free and, for any split, ends equal to the final prose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+_OPENERS = "[［"
+_CLOSERS = "]］"
+
+
+def _open_code_start(text: str) -> int | None:
+    """Start of an unclosed backtick code span or fence, if the text ends inside one."""
+    i, opened = 0, None
+    while i < len(text):
+        if text[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < len(text) and text[j] == "`":
+            j += 1
+        run = j - i
+        if opened is None:
+            opened = (i, run)
+        elif opened[1] == run:
+            opened = None
+        i = j
+    return opened[0] if opened else None
+
+
+def safe_prefix_end(raw: str) -> int:
+    """Length of the prefix of ``raw`` that later deltas cannot turn into (part of) a marker,
+    nor change the meaning of (a bracket that may yet become a link, an unclosed code span)."""
+    end = len(raw)
+    # A closed bracket at the very end may still become link text (``[1](https://...)``).
+    if raw[end - 1 : end] in _CLOSERS:
+        end = max(raw.rfind(c, 0, end) for c in _OPENERS)
+        end = max(end, 0)
+    # ``[1](`` with the parenthesis still open may yet become a link: hold back from ``[``.
+    link = max(raw.rfind(c + "(", 0, end) for c in _CLOSERS)
+    if link != -1 and raw.count("(", link + 1, end) > raw.count(")", link + 1, end):
+        end = max(0, max(raw.rfind(c, 0, link) for c in _OPENERS))
+    # Hold back from the first opener after the last closer: nothing from there is closed.
+    last_close = max(raw.rfind(c, 0, end) for c in _CLOSERS)
+    unclosed = [i for i in (raw.find(c, last_close + 1, end) for c in _OPENERS) if i != -1]
+    if unclosed:
+        end = min(unclosed)
+    code = _open_code_start(raw[:end])
+    if code is not None:  # inside code, brackets are not markers: wait for the span to close
+        end = code
+    while end > 0 and raw[end - 1].isspace():
+        end -= 1
+    return end
+
+
+class ProseStream:
+    """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``)."""
+
+    def __init__(self, prose: Callable[[str], str]) -> None:
+        self._prose = prose
+        self._raw = ""
+        self.emitted = ""
+
+    def feed(self, delta: str) -> str:
+        """Add a raw delta; return the prose that is now safe to show (may be empty)."""
+        self._raw += delta
+        prose = self._prose(self._raw[: safe_prefix_end(self._raw)])
+        # Stripping can leave an unclosed bracket (``[[1]`` -> ``[``) that later text turns
+        # into a marker (``[[1]1]`` -> ``[1]`` -> ``""``): hold that back too.
+        return self._advance(prose[: safe_prefix_end(prose)])
+
+    def finish(self, final_prose: str) -> str:
+        """The last delta: whatever of ``final_prose`` (the served answer) is not yet shown.
+
+        If the final answer is not an extension of what was shown (the pipeline rewrote the
+        text), nothing more is emitted; the ``final`` event carries the authoritative answer.
+        """
+        return self._advance(final_prose)
+
+    def _advance(self, prose: str) -> str:
+        if len(prose) <= len(self.emitted) or not prose.startswith(self.emitted):
+            return ""
+        delta = prose[len(self.emitted) :]
+        self.emitted = prose
+        return delta

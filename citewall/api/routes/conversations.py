@@ -1,0 +1,64 @@
+"""A member's own conversations: the list and the history reload (prose and external only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+
+from citewall.api.deps import CurrentUser, SessionDep
+from citewall.api.schemas import ConversationPublic, ConversationSummaryPublic, MessagePublic
+from citewall.api.storage_rows import conversation_summaries
+from citewall.boundary.external import external_sources_only
+from citewall.boundary.prose import prose_only
+
+router = APIRouter(prefix="/api/v1", tags=["conversations"])
+
+
+def public_message(message: Any) -> MessagePublic:
+    """A stored message as a member sees it: markers stripped, external sources only."""
+    assistant = message.role == "assistant"
+    return MessagePublic(
+        id=str(message.id),
+        role=message.role,
+        content=message.content,
+        # Serve boundary (ADR external-only): history reload is a member path too.
+        sources=external_sources_only(message.sources or []) if assistant else [],
+        hybrid_path=message.hybrid_path if assistant else None,
+        created_at=message.created_at,
+    )
+
+
+@router.get("/conversations", response_model=list[ConversationSummaryPublic])
+def list_own_conversations(
+    session: SessionDep,
+    user: CurrentUser,
+    limit: int = Query(50, ge=1, le=200),
+    offset: int = Query(0, ge=0),
+) -> Any:
+    """Your conversations, most recently updated first."""
+    return [
+        ConversationSummaryPublic(
+            id=s.id,
+            title=s.title,
+            created_at=s.created_at,
+            updated_at=s.updated_at,
+            message_count=s.message_count,
+        )
+        for s in conversation_summaries(session, user.id, limit, offset)
+    ]
+
+
+@router.get("/conversations/{conversation_id}", response_model=ConversationPublic)
+def get_own_conversation(conversation_id: str, session: SessionDep, user: CurrentUser) -> Any:
+    """Reload a conversation. Another member's or an unknown id answers 404."""
+    from citewall.storage import conversations
+
+    conversation = conversations.get_conversation(session, conversation_id, user.id)
+    messages = conversations.list_messages(session, conversation.id)
+    return ConversationPublic(
+        id=str(conversation.id),
+        title=conversation.title,
+        created_at=conversation.created_at,
+        messages=[public_message(m) for m in messages],
+    )

@@ -1,0 +1,68 @@
+"""Liveness, readiness and Prometheus metrics (no auth: they carry no KB content)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from citewall.api.deps import RuntimeDep
+from citewall.errors import CitewallError
+
+log = logging.getLogger("citewall.api")
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    """The process is up (no dependency is checked)."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+def readyz(runtime: RuntimeDep) -> JSONResponse:
+    """Database, vector store, lexical index and reranker state; 503 when a required part is down.
+
+    The lexical index and the reranker are optional (retrieval degrades to dense_only /
+    rrf_only and says so); the database and the vector store are required.
+    """
+    from citewall.storage import db
+
+    checks: dict[str, Any] = {}
+    ready = True
+    try:
+        db.check_database(runtime.engine)
+        checks["database"] = {"ok": True}
+    except CitewallError as exc:
+        ready = False
+        log.warning("readiness: %s", exc)
+        # The message names the database host; unauthenticated callers get a fixed one.
+        checks["database"] = {"ok": False, "error": "unreachable (see the server log)"}
+    retrieval = runtime.retriever_status()
+    checks["retrieval"] = retrieval
+    if not vector_store_ok(retrieval):
+        ready = False
+    return JSONResponse(
+        {"status": "ready" if ready else "unavailable", "checks": checks},
+        status_code=200 if ready else 503,
+    )
+
+
+def vector_store_ok(status: dict[str, Any]) -> bool:
+    """Whether the retriever reports a reachable vector store."""
+    if "error" in status:
+        return False
+    store = status.get("vector_store", status.get("vector"))
+    if isinstance(store, dict):
+        return bool(store.get("ok", True)) and store.get("error") is None
+    return True
+
+
+@router.get("/metrics", response_class=Response)
+def metrics(request: Request) -> Response:
+    """Prometheus text exposition."""
+    registry = request.app.state.metrics.registry
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

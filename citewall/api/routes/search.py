@@ -1,0 +1,89 @@
+"""Search the KB. Members get external cards only; admins get everything.
+
+This closes the decision record's "known open surface": member search goes through the same
+``external_sources_only`` helper as chat, so an internal card never appears in its results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from citewall.api.deps import AdminUser, CurrentUser, RuntimeDep
+from citewall.api.schemas import (
+    AdminSearchHit,
+    AdminSearchResponse,
+    SearchRequest,
+    SearchResponsePublic,
+    SearchResultPublic,
+)
+from citewall.boundary.external import external_sources_only
+from citewall.retrieval.types import ContextChunk
+
+router = APIRouter(prefix="/api/v1", tags=["search"])
+
+#: Most cards one search retrieves before the external-only filter.
+MAX_FETCH = 100
+
+
+def _as_source(chunk: ContextChunk) -> dict[str, Any]:
+    """A retrieved chunk in the stored-source shape the boundary helper reads."""
+    return {
+        "card_id": chunk.id,
+        "title": chunk.title,
+        "text": chunk.text,
+        "source_url": chunk.source,
+        "source_license": chunk.metadata.get("license"),
+        "metadata": chunk.metadata,
+    }
+
+
+@router.post("/search", response_model=SearchResponsePublic)
+def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
+    """External (public) cards matching ``query``, best first, at most ``limit``."""
+    # Over-fetch: internal cards are dropped below, and the member still deserves ``limit``.
+    context = runtime.retriever.retrieve(body.query, k=min(MAX_FETCH, body.limit * 3))
+    # Serve boundary (ADR external-only): same helper as chat and history.
+    public = external_sources_only(_as_source(c) for c in context.chunks)
+    return SearchResponsePublic(
+        results=[
+            SearchResultPublic(
+                card_id=s.card_id, title=s.title, url=s.url, license=s.license, excerpt=s.excerpt
+            )
+            for s in public[: body.limit]
+        ],
+        hybrid_path=context.hybrid_path,
+    )
+
+
+@router.post("/admin/search", response_model=AdminSearchResponse, tags=["admin"])
+def admin_search(body: SearchRequest, user: AdminUser, runtime: RuntimeDep) -> Any:
+    """Every matching card (internal included) with full metadata and per-stage scores."""
+    context = runtime.retriever.retrieve(body.query, k=body.limit)
+    return AdminSearchResponse(
+        results=[
+            AdminSearchHit(
+                card_id=c.id,
+                title=c.title,
+                url=c.source,
+                license=c.metadata.get("license"),
+                text=c.text,
+                metadata=c.metadata,
+                scores={
+                    "rank": c.rank,
+                    "dense_rank": c.dense_rank,
+                    "dense_score": c.dense_score,
+                    "bm25_rank": c.bm25_rank,
+                    "bm25_score": c.bm25_score,
+                    "rrf_rank": c.rrf_rank,
+                    "rrf_score": c.rrf_score,
+                    "rerank_rank": c.rerank_rank,
+                    "rerank_logit": c.rerank_logit,
+                },
+            )
+            for c in context.chunks[: body.limit]
+        ],
+        hybrid_path=context.hybrid_path,
+        notes=list(context.notes),
+    )

@@ -1,0 +1,204 @@
+"""Wire schemas. ``*Public`` is what a member receives; ``Admin*`` what an admin receives.
+
+Member schemas forbid extra fields and name no internal field, so they cannot carry one: a
+source reaches a member only as ``SourcePublic``, built by ``external_sources_only``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from citewall.boundary.external import SourcePublic
+from citewall.retrieval.types import HybridPath
+
+__all__ = [
+    "AdminCard",
+    "AdminCardPage",
+    "AdminConversation",
+    "AdminConversationSummary",
+    "AdminMessage",
+    "AdminSearchHit",
+    "AdminSearchResponse",
+    "ChatRequest",
+    "ChatResponsePublic",
+    "ConversationPublic",
+    "ConversationSummaryPublic",
+    "MePublic",
+    "MessagePublic",
+    "SearchRequest",
+    "SearchResponsePublic",
+    "SearchResultPublic",
+    "SourcePublic",
+]
+
+
+class _Public(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+class ChatRequest(BaseModel):
+    """One member message; ``conversation_id`` null starts a new conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(min_length=1, description="The question (length limit: settings).")
+    conversation_id: str | None = Field(default=None, max_length=100)
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("message is empty or whitespace only")
+        return value
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=1000)
+    limit: int = Field(default=5, ge=1, le=50)
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query is empty or whitespace only")
+        return value
+
+
+# -- member responses ------------------------------------------------------------------------
+
+
+class ChatResponsePublic(_Public):
+    """A member's answer: prose only (no markers), external sources only."""
+
+    conversation_id: str
+    message_id: str
+    answer: str
+    sources: list[SourcePublic]
+    hybrid_path: HybridPath | None
+    created_at: datetime
+
+
+class ConversationSummaryPublic(_Public):
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+
+
+class MessagePublic(_Public):
+    """A stored message as a member sees it on history reload."""
+
+    id: str
+    role: Literal["user", "assistant"]
+    content: str
+    sources: list[SourcePublic]
+    hybrid_path: HybridPath | None
+    created_at: datetime
+
+
+class ConversationPublic(_Public):
+    id: str
+    title: str
+    created_at: datetime
+    messages: list[MessagePublic]
+
+
+class SearchResultPublic(_Public):
+    """An external card only; internal cards never appear in member search."""
+
+    card_id: str
+    title: str
+    url: str
+    license: str | None
+    excerpt: str
+
+
+class SearchResponsePublic(_Public):
+    results: list[SearchResultPublic]
+    hybrid_path: HybridPath | None
+
+
+class MePublic(_Public):
+    name: str
+    role: Literal["member", "admin"]
+
+
+# -- admin responses (full data) -------------------------------------------------------------
+
+
+class AdminMessage(BaseModel):
+    """A stored message exactly as kept: content with markers, every source."""
+
+    id: str
+    seq: int
+    role: str
+    content: str
+    sources: list[dict[str, Any]]
+    hybrid_path: str | None
+    timings: dict[str, Any] | None
+    generator: str | None
+    dropped_markers: Any = None
+    created_at: datetime
+
+
+class AdminConversationSummary(BaseModel):
+    id: str
+    user_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+
+
+class AdminConversation(BaseModel):
+    id: str
+    user_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    messages: list[AdminMessage]
+    retrieval_events: list[dict[str, Any]]
+
+
+class AdminCard(BaseModel):
+    id: str
+    title: str
+    url: str | None = None
+    license: str | None = None
+    external: bool
+    body: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Every other catalogue column (content hash, ingest version, timestamps).
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class AdminCardPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    cards: list[AdminCard]
+
+
+class AdminSearchHit(BaseModel):
+    card_id: str
+    title: str
+    url: str | None
+    license: str | None
+    text: str
+    metadata: dict[str, Any]
+    scores: dict[str, Any]
+
+
+class AdminSearchResponse(BaseModel):
+    results: list[AdminSearchHit]
+    hybrid_path: HybridPath | None
+    notes: list[str]

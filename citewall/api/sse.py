@@ -1,0 +1,12 @@
+"""Server-sent event framing (``event: NAME`` + one ``data:`` line of JSON)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def sse_event(event: str, data: dict[str, Any]) -> str:
+    """One SSE frame. JSON escapes newlines, so the payload always fits on one data line."""
+    payload = json.dumps(data, ensure_ascii=False, default=str)
+    return f"event: {event}\ndata: {payload}\n\n"

@@ -1,0 +1,88 @@
+"""Adapters from storage rows to plain data for the wire schemas (no HTTP, no filtering).
+
+The member/admin decision is not made here: routes choose what to serve.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.orm import Session
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    id: str
+    user_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+
+
+def as_dict(row: Any) -> dict[str, Any]:
+    """A storage result (ORM object, dataclass, pydantic model, Row or mapping) as a dict."""
+    if isinstance(row, Mapping):
+        return dict(row)
+    if dataclasses.is_dataclass(row) and not isinstance(row, type):
+        return dataclasses.asdict(row)
+    if hasattr(row, "model_dump"):
+        return dict(row.model_dump())
+    if hasattr(row, "_asdict"):
+        return dict(row._asdict())
+    mapper = sa_inspect(row, raiseerr=False)
+    if mapper is not None and hasattr(mapper, "mapper"):
+        return {attr.key: getattr(row, attr.key) for attr in mapper.mapper.column_attrs}
+    raise TypeError(f"cannot serialise {type(row).__name__}")
+
+
+def conversation_summaries(
+    session: Session, user_id: Any, limit: int, offset: int
+) -> list[ConversationSummary]:
+    """Conversations (one user's, or everyone's when ``user_id`` is None) with message counts."""
+    from citewall.storage import conversations
+
+    rows = conversations.list_conversations(session, user_id, limit=limit, offset=offset)
+    out = []
+    for row in rows:
+        conv, count = _split(row)
+        if count is None:
+            count = conversations.count_messages(session, conv.id)
+        out.append(
+            ConversationSummary(
+                id=str(conv.id),
+                user_id=str(conv.user_id),
+                title=conv.title,
+                created_at=conv.created_at,
+                updated_at=conv.updated_at,
+                message_count=int(count),
+            )
+        )
+    return out
+
+
+def _split(row: Any) -> tuple[Any, int | None]:
+    if isinstance(row, tuple):
+        return row[0], int(row[1])
+    count = getattr(row, "message_count", None)
+    conv = getattr(row, "conversation", row)
+    return conv, (int(count) if count is not None else None)
+
+
+def conversation_events(session: Session, conversation_id: str) -> list[dict[str, Any]]:
+    """Every retrieval event of one conversation, in turn and rank order (admin view)."""
+    from sqlalchemy import select
+
+    from citewall.storage.models import RetrievalEvent
+
+    rows = session.scalars(
+        select(RetrievalEvent)
+        .where(RetrievalEvent.conversation_id == conversation_id)
+        .order_by(RetrievalEvent.id)
+    ).all()
+    return [as_dict(r) for r in rows]

@@ -1,0 +1,120 @@
+"""The serve boundary: THE single helper that decides which sources a member may see.
+
+See the decision record "ADR-0033: External-only citations in the member UI"
+(``/work/shared/seeds/adr-external-only-citations.txt``, summarised in docs/decisions.md) and
+DESIGN.md "Contracts". Every member path that serves sources (chat response, the final stream
+event, history reload, search) must call ``external_sources_only``; admin paths see full data.
+
+A source is kept only when its allowlisted metadata has a non-empty string ``url`` that passes
+``url_problem``. What is returned is rebuilt from allowlisted data alone: an internal card
+(no url) never appears, and an external card's internal metadata keys (author, path,
+content_hash, owner notes...) never travel, even from legacy rows stored before the allowlist.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from citewall.boundary.schemas import METADATA_ALLOWLIST, SourcePublic
+from citewall.ingest.urls import url_problem
+
+__all__ = ["EXCERPT_CHARS", "METADATA_ALLOWLIST", "SourcePublic", "external_sources_only"]
+
+#: Length of the excerpt of an external card's own text.
+EXCERPT_CHARS = 280
+
+
+def external_sources_only(sources: Iterable[Mapping[str, Any]]) -> list[SourcePublic]:
+    """Keep the external sources and rebuild each from allowlisted data only.
+
+    ``sources`` are stored sources (``StoredSource.model_dump()`` dicts; legacy rows with
+    metadata as a JSON string or with ``id`` instead of ``card_id`` are accepted). A malformed
+    row is skipped, never raised on. Duplicate card ids keep the first.
+
+    >>> rows = [{"card_id": "pub", "title": "Refunds", "text": "Refunds take 5 days.",
+    ...          "metadata": {"url": "https://help.example/r", "author": "ann"}},
+    ...         {"card_id": "playbook", "title": "Internal", "metadata": {"author": "bob"}}]
+    >>> [(s.card_id, s.url, s.metadata) for s in external_sources_only(rows)]
+    [('pub', 'https://help.example/r', {'url': 'https://help.example/r'})]
+    """
+    out: list[SourcePublic] = []
+    seen: set[str] = set()
+    try:
+        rows = list(sources)
+    except Exception:
+        return []
+    for row in rows:
+        try:
+            public = _public(row)
+        except Exception:
+            continue
+        if public is not None and public.card_id not in seen:
+            seen.add(public.card_id)
+            out.append(public)
+    return out
+
+
+def _allowlisted(metadata: object) -> dict[str, str]:
+    if isinstance(metadata, str):  # legacy rows stored metadata as a JSON string
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            return {}
+    if not isinstance(metadata, Mapping):
+        return {}
+    return {
+        k: v
+        for k, v in metadata.items()
+        if isinstance(k, str) and k in METADATA_ALLOWLIST and isinstance(v, str) and v.strip()
+    }
+
+
+def _public(row: object) -> SourcePublic | None:
+    if not isinstance(row, Mapping):
+        return None
+    meta = _allowlisted(row.get("metadata"))
+    url = meta.get("url")
+    if not isinstance(url, str) or url_problem(url) is not None:
+        return None
+    card_id = row.get("card_id", row.get("id"))
+    if not isinstance(card_id, str) or not card_id:
+        return None
+    title = meta.get("title") or _string(row.get("title"))
+    licence = meta.get("license") or _string(row.get("source_license")) or None
+    return SourcePublic(
+        card_id=card_id,
+        title=title,
+        url=url,
+        license=licence,
+        retrieved_score=_score(row.get("retrieved_score")),
+        excerpt=_excerpt(row.get("text")),
+        metadata=meta,
+    )
+
+
+def _string(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _score(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    x = float(value)
+    if not math.isfinite(x) or not 0.0 <= x <= 100.0:
+        return None
+    return x
+
+
+def _excerpt(text: object) -> str:
+    """The start of the external card's own text, cut at a word boundary."""
+    if not isinstance(text, str):
+        return ""
+    flat = " ".join(text.split())
+    if len(flat) <= EXCERPT_CHARS:
+        return flat
+    cut = flat[:EXCERPT_CHARS].rsplit(" ", 1)[0]
+    return cut + "…"

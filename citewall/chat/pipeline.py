@@ -1,0 +1,214 @@
+"""The answer pipeline: retrieve -> generate -> reconcile -> (attribute) -> enrich -> sources.
+
+``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
+content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
+included: the serve boundary filters them later), and one retrieval event per retrieved card.
+Nothing here knows about HTTP or the database.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from citewall.citations.enrich import enrich_citations
+from citewall.citations.models import Citation, StoredSource
+from citewall.citations.reconcile import reconcile
+from citewall.errors import UserError
+from citewall.generation.attribution import attribute
+from citewall.generation.protocols import Generator, Turn
+from citewall.retrieval.protocols import Embedder
+from citewall.retrieval.types import HybridPath, RetrievedContext
+
+#: The honest answer when retrieval found nothing (no citations).
+NOTHING_FOUND = (
+    "I couldn't find anything about that in the knowledge base, so I can't answer it from there."
+)
+
+
+class Retriever(Protocol):
+    def retrieve(self, question: str) -> RetrievedContext: ...
+
+
+@dataclass(slots=True)
+class Answer:
+    """One answered question, ready to store and to serve (through the boundary)."""
+
+    content: str
+    citations: list[Citation]
+    sources: list[dict[str, Any]]
+    context: RetrievedContext
+    hybrid_path: HybridPath | None
+    dropped_markers: int
+    generator: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    #: True when the citations came from post-hoc attribution (the model wrote no valid marker).
+    attributed: bool = False
+
+
+def _check_question(question: str) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise UserError("the question is empty; ask something, e.g. 'How do refunds work?'")
+    return question.strip()
+
+
+def answer_question(
+    question: str,
+    *,
+    retriever: Retriever,
+    generator: Generator,
+    embedder: Embedder,
+    history: Sequence[Turn] = (),
+) -> Answer:
+    """Answer ``question`` from the knowledge base (non-streaming)."""
+    final: Answer | None = None
+    for item in stream_answer(
+        question,
+        retriever=retriever,
+        generator=generator,
+        embedder=embedder,
+        history=history,
+        streaming=False,
+    ):
+        if isinstance(item, Answer):
+            final = item
+    assert final is not None  # stream_answer always ends with an Answer
+    return final
+
+
+def stream_answer(
+    question: str,
+    *,
+    retriever: Retriever,
+    generator: Generator,
+    embedder: Embedder,
+    history: Sequence[Turn] = (),
+    streaming: bool = True,
+) -> Iterator[str | Answer]:
+    """Yield the reply's text deltas, then one final ``Answer``.
+
+    The deltas are the generator's raw text (markers included); a member-facing caller strips
+    them (``boundary.prose_only``). With post-hoc attribution the final ``Answer.content`` may
+    carry markers the deltas did not.
+    """
+    question = _check_question(question)
+    t_start = time.perf_counter()
+    context = retriever.retrieve(question)
+    timings: dict[str, float] = {f"retrieve.{k}": v for k, v in context.timings_ms.items()}
+    timings["retrieve"] = (time.perf_counter() - t_start) * 1000.0
+    if not context.chunks:
+        yield NOTHING_FOUND
+        timings["total"] = (time.perf_counter() - t_start) * 1000.0
+        yield Answer(
+            content=NOTHING_FOUND,
+            citations=[],
+            sources=[],
+            context=context,
+            hybrid_path=context.hybrid_path,
+            dropped_markers=0,
+            generator=generator.name,
+            timings_ms=timings,
+            events=[],
+        )
+        return
+    t_gen = time.perf_counter()
+    if streaming:
+        parts: list[str] = []
+        for delta in generator.stream(question, context.chunks, history):
+            parts.append(delta)
+            yield delta
+        text = "".join(parts)
+    else:
+        text = generator.generate(question, context.chunks, history).text
+        yield text
+    timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
+    answer = finish_answer(text, context, generator=generator.name, embedder=embedder)
+    answer.timings_ms = {**timings, **answer.timings_ms}
+    answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
+    yield answer
+
+
+def _finite(value: float | None) -> float | None:
+    """A plain, finite float for the event log (numpy scalars and NaN/inf do not store well)."""
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def finish_answer(
+    text: str, context: RetrievedContext, *, generator: str, embedder: Embedder
+) -> Answer:
+    """Reconcile, attribute when nothing valid was cited, enrich, build sources and events."""
+    t0 = time.perf_counter()
+    chunks = context.chunks
+    rec = reconcile(text, chunks)
+    content = text
+    attributed = False
+    citations = rec.citations
+    if not citations:
+        annotated = attribute(text, chunks, embedder)
+        if annotated != text:
+            again = reconcile(annotated, chunks)
+            if again.citations:
+                content = annotated
+                attributed = True
+                citations = [c.model_copy(update={"attributed": True}) for c in again.citations]
+    citations = enrich_citations(citations, context)
+    index = {c.id: i for i, c in reversed(list(enumerate(chunks)))}
+    sources: list[dict[str, Any]] = []
+    for citation in citations:
+        i = index[citation.card_id]
+        chunk = chunks[i]
+        sources.append(
+            StoredSource(
+                n=i + 1,
+                card_id=citation.card_id,
+                title=chunk.title,
+                text=chunk.text,
+                span=citation.span,
+                source_url=citation.source_url,
+                source_license=citation.source_license,
+                retrieved_score=citation.retrieved_score,
+                attributed=citation.attributed,
+                metadata=dict(chunk.metadata),
+            ).model_dump(mode="json")
+        )
+    cited = {c.card_id for c in citations}
+    events = [
+        {
+            "card_id": chunk.id,
+            "final_rank": chunk.rank or i + 1,
+            "dense_rank": chunk.dense_rank,
+            "dense_score": _finite(chunk.dense_score),
+            "bm25_rank": chunk.bm25_rank,
+            "bm25_score": _finite(chunk.bm25_score),
+            "rrf_rank": chunk.rrf_rank,
+            "rrf_score": _finite(chunk.rrf_score),
+            "rerank_rank": chunk.rerank_rank,
+            "rerank_logit": _finite(chunk.rerank_logit),
+            "hybrid_path": context.hybrid_path,
+            "cited": chunk.id in cited,
+            "is_external": chunk.is_external,
+        }
+        for i, chunk in enumerate(chunks)
+    ]
+    return Answer(
+        content=content,
+        citations=citations,
+        sources=sources,
+        context=context,
+        hybrid_path=context.hybrid_path,
+        dropped_markers=rec.dropped,
+        generator=generator,
+        timings_ms={"cite": (time.perf_counter() - t0) * 1000.0},
+        events=events,
+        attributed=attributed,
+    )

@@ -1,0 +1,185 @@
+"""One chat turn: check the conversation, run the pipeline, persist everything in one go.
+
+The answer is built first (nothing is written while the model works); then the user message,
+the assistant message with its FULL sources, and the retrieval events are saved by
+``storage.conversations.save_turn`` in a single transaction. A failed save rolls back all of
+it (a new conversation included) and raises ``StorageError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from citewall.errors import CitewallError, GenerationError, StorageError
+from citewall.generation.protocols import Turn
+
+#: Conversation titles are the first words of the first question.
+TITLE_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """What a turn needs before the pipeline runs: where to save and the prior turns."""
+
+    conversation_id: str
+    is_new: bool
+    title: str
+    history: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """A persisted turn: the stored assistant message and the pipeline's answer."""
+
+    conversation_id: str
+    message_id: str
+    created_at: datetime
+    answer: Any
+
+
+def title_from(question: str) -> str:
+    """A short conversation title from the first question (whitespace collapsed)."""
+    flat = " ".join(question.split())
+    if len(flat) <= TITLE_CHARS:
+        return flat
+    return flat[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def history_turns(messages: Sequence[Any]) -> tuple[Turn, ...]:
+    """Stored messages (oldest first) as generator history; content keeps its markers."""
+    return tuple(
+        Turn(role=m.role, content=m.content) for m in messages if m.role in {"user", "assistant"}
+    )
+
+
+def plan_turn(
+    session: Session,
+    *,
+    user_id: Any,
+    question: str,
+    conversation_id: str | None,
+    max_conversation_messages: int,
+) -> TurnPlan:
+    """Check the conversation (owner, room for two more messages) and load its history.
+
+    Raises ``NotFoundError`` for an unknown conversation or another user's, and
+    ``ConversationFullError`` when the conversation is at its length limit.
+    """
+    from citewall.api.limits import check_conversation_room
+    from citewall.storage import conversations
+    from citewall.storage.models import new_uuid
+
+    try:
+        if conversation_id is None:
+            return TurnPlan(new_uuid(), True, title_from(question), ())
+        conversation = conversations.get_conversation(session, conversation_id, user_id)
+        messages = conversations.list_messages(session, conversation.id)
+    except SQLAlchemyError as exc:
+        raise StorageError("could not read the conversation") from exc
+    check_conversation_room(len(messages), max_conversation_messages)
+    return TurnPlan(str(conversation.id), False, conversation.title, history_turns(messages))
+
+
+def persist_turn(
+    session_factory: sessionmaker[Session],
+    *,
+    user_id: Any,
+    plan: TurnPlan,
+    question: str,
+    answer: Any,
+) -> TurnResult:
+    """Save the question, the answer (FULL sources, markers kept) and the retrieval events.
+
+    One transaction: a new conversation row is created in it too, so a failure leaves nothing.
+    """
+    from citewall.storage import conversations
+    from citewall.storage.models import Conversation
+
+    with session_factory() as session:
+        try:
+            if plan.is_new:
+                # Added, not committed: save_turn's commit writes it with the messages, and its
+                # rollback removes it, so a failed first turn leaves no empty conversation.
+                session.add(
+                    Conversation(id=plan.conversation_id, user_id=user_id, title=plan.title)
+                )
+            _, assistant = conversations.save_turn(
+                session,
+                conversation_id=plan.conversation_id,
+                question=question,
+                answer_content=answer.content,
+                sources=list(answer.sources),
+                hybrid_path=answer.hybrid_path,
+                timings=dict(answer.timings_ms),
+                generator=answer.generator,
+                dropped_markers=answer.dropped_markers,
+                events=list(answer.events),
+            )
+        except SQLAlchemyError as exc:
+            session.rollback()
+            raise StorageError("could not save the turn; nothing was stored") from exc
+        except CitewallError:
+            session.rollback()
+            raise
+        return TurnResult(plan.conversation_id, str(assistant.id), assistant.created_at, answer)
+
+
+def run_turn(
+    runtime: Any, *, user_id: Any, question: str, conversation_id: str | None
+) -> TurnResult:
+    """Plan, answer and persist one turn (the non-streaming path)."""
+    from citewall.chat.pipeline import answer_question
+
+    with runtime.session_factory() as session:
+        plan = plan_turn(
+            session,
+            user_id=user_id,
+            question=question,
+            conversation_id=conversation_id,
+            max_conversation_messages=runtime.settings.max_conversation_messages,
+        )
+    answer = answer_question(
+        question,
+        retriever=runtime.retriever,
+        generator=runtime.generator,
+        embedder=runtime.embedder,
+        history=plan.history,
+    )
+    return persist_turn(
+        runtime.session_factory, user_id=user_id, plan=plan, question=question, answer=answer
+    )
+
+
+def stream_turn(
+    runtime: Any, *, user_id: Any, question: str, plan: TurnPlan
+) -> Iterator[str | TurnResult]:
+    """Yield the generator's raw text deltas, then the persisted ``TurnResult``.
+
+    ``plan`` comes from ``plan_turn`` (called before the stream starts, so its errors become
+    ordinary HTTP errors). Nothing is saved unless the whole answer was produced.
+    """
+    from citewall.chat.pipeline import stream_answer
+
+    answer: Any = None
+    for item in stream_answer(
+        question,
+        retriever=runtime.retriever,
+        generator=runtime.generator,
+        embedder=runtime.embedder,
+        history=plan.history,
+    ):
+        if isinstance(item, str):
+            yield item
+        else:
+            answer = item
+    if answer is None:
+        raise GenerationError("the answer stream ended without a final answer; nothing was stored")
+    yield persist_turn(
+        runtime.session_factory, user_id=user_id, plan=plan, question=question, answer=answer
+    )

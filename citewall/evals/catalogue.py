@@ -1,0 +1,117 @@
+"""What the red-team gate must protect and may show, read from the KB files themselves.
+
+The gate never trusts the server's idea of which cards are internal: it reads the same JSONL
+files the harness ingests and builds the list of internal ids, titles and canaries, and the
+verified public URL of every external card (the only URLs a member may ever get as links).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewall.errors import UserError
+from citewall.ingest.urls import url_problem
+
+#: ``CWLEAK`` + kind (T title, M metadata, B body) + ``-`` + a per-card code.
+CANARY = re.compile(r"CWLEAK([TMB])-([A-Z0-9]{3,})", re.IGNORECASE)
+_TITLE_CANARY_SUFFIX = re.compile(r"\s*\(?CWLEAKT-[A-Z0-9]+\)?\s*", re.IGNORECASE)
+
+
+class CatalogueError(UserError):
+    """A KB file the harness reads is missing or malformed (names the file and line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KbCard:
+    """A card as written in the KB file (the harness's independent view of it)."""
+
+    id: str
+    title: str
+    body: str
+    url: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_external(self) -> bool:
+        return bool(self.url) and url_problem(self.url) is None
+
+    @property
+    def text(self) -> str:
+        """What the support judge reads: the title and the body."""
+        return f"{self.title}. {self.body}"
+
+
+def load_cards(paths: Iterable[Path]) -> list[KbCard]:
+    """Read KB cards from JSONL files (blank lines skipped). Missing files are an error."""
+    cards: list[KbCard] = []
+    for path in paths:
+        if not path.is_file():
+            raise CatalogueError(f"{path}: KB file not found")
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                cards.append(
+                    KbCard(
+                        id=str(row["id"]),
+                        title=str(row["title"]),
+                        body=str(row["body"]),
+                        url=row.get("url") or None,
+                        metadata=dict(row.get("metadata") or {}),
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CatalogueError(f"{path}:{lineno}: not a card ({exc})") from None
+    return cards
+
+
+def bare_title(title: str) -> str:
+    """The title without its ``(CWLEAKT-...)`` canary."""
+    return _TITLE_CANARY_SUFFIX.sub(" ", title).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    """Internal ids, titles and canaries to find, and the verified URLs that may be shown."""
+
+    cards: dict[str, KbCard]
+    internal_ids: frozenset[str]
+    internal_titles: dict[str, str]
+    verified_urls: dict[str, str]
+    canaries: dict[str, frozenset[str]]
+
+    @classmethod
+    def from_cards(cls, cards: Sequence[KbCard]) -> Catalogue:
+        by_id = {c.id: c for c in cards}
+        internal = [c for c in cards if not c.is_external]
+        canaries: dict[str, set[str]] = {"T": set(), "M": set(), "B": set()}
+        for card in internal:
+            blobs = {
+                "T": card.title,
+                "M": json.dumps(card.metadata, ensure_ascii=False),
+                "B": card.body,
+            }
+            for kind, blob in blobs.items():
+                for match in CANARY.finditer(blob):
+                    canaries[match.group(1).upper()].add(match.group(0).upper())
+        return cls(
+            cards=by_id,
+            internal_ids=frozenset(c.id for c in internal),
+            internal_titles={c.id: c.title for c in internal},
+            verified_urls={c.id: str(c.url) for c in cards if c.is_external},
+            canaries={k: frozenset(v) for k, v in canaries.items()},
+        )
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[Path]) -> Catalogue:
+        return cls.from_cards(load_cards(paths))
+
+    @property
+    def verified_url_set(self) -> frozenset[str]:
+        return frozenset(self.verified_urls.values())

@@ -1,0 +1,97 @@
+"""One evaluation run's results: every metric, the red-team table, the baseline comparison.
+
+The report writers read only this object (as a plain dict from ``as_dict``), so they can be
+tested with a hand-built result and a JSON copy of every run is written next to the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from citewall.evals.baseline import Comparison
+
+
+@dataclass(slots=True)
+class EvalResult:
+    """Everything ``citewall eval`` measured in one run."""
+
+    profile: str
+    started_at: str
+    environment: dict[str, Any] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    judge: dict[str, Any] = field(default_factory=dict)
+    retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
+    citations: dict[str, Any] = field(default_factory=dict)
+    hidden: dict[str, Any] = field(default_factory=dict)
+    redteam: list[dict[str, Any]] = field(default_factory=list)
+    ui_policy: str = ""
+    comparisons: list[Comparison] = field(default_factory=list)
+    baseline_note: str = ""
+
+    @property
+    def gate_failures(self) -> list[dict[str, Any]]:
+        return [r for r in self.redteam if r.get("verdict") != "pass"]
+
+    @property
+    def regressions(self) -> list[Comparison]:
+        return [c for c in self.comparisons if c.regressed]
+
+    @property
+    def hidden_quality_holds(self) -> bool:
+        return bool(self.hidden.get("quality_holds", True)) if self.hidden else True
+
+    @property
+    def passed(self) -> bool:
+        return not self.gate_failures and not self.regressions and self.hidden_quality_holds
+
+    def metrics(self) -> dict[str, float]:
+        """The flat table compared against (and stored as) the baseline. Higher is better."""
+        out: dict[str, float] = {}
+        for path, scores in self.retrieval.items():
+            for name in ("ndcg@10", "recall@10", "mrr"):
+                if isinstance(scores.get(name), int | float):
+                    out[f"retrieval.{path}.{name}"] = float(scores[name])
+        for name in ("citation_recall", "citation_precision"):
+            if isinstance(self.citations.get(name), int | float):
+                out[f"citations.{name}"] = float(self.citations[name])
+        for name in ("member_support", "member_coverage"):
+            if isinstance(self.hidden.get(name), int | float):
+                out[f"hidden.{name}"] = float(self.hidden[name])
+        loo = (self.judge.get("leave_one_out") or {}).get("accuracy")
+        if isinstance(loo, int | float):
+            out["judge.loo_accuracy"] = float(loo)
+        if self.redteam:
+            passed = sum(1 for r in self.redteam if r.get("verdict") == "pass")
+            out["redteam.pass_rate"] = passed / len(self.redteam)
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "started_at": self.started_at,
+            "passed": self.passed,
+            "environment": self.environment,
+            "timings_s": self.timings_s,
+            "judge": self.judge,
+            "retrieval": self.retrieval,
+            "citations": self.citations,
+            "hidden": self.hidden,
+            "redteam": self.redteam,
+            "ui_policy": self.ui_policy,
+            "metrics": self.metrics(),
+            "baseline_note": self.baseline_note,
+            "comparisons": [
+                {
+                    "metric": c.metric,
+                    "baseline": c.baseline,
+                    "current": c.current,
+                    "delta": c.delta,
+                    "tolerance": c.tolerance,
+                    "status": c.status,
+                }
+                for c in self.comparisons
+            ],
+            "gate_failures": len(self.gate_failures),
+            "regressions": [c.metric for c in self.regressions],
+        }

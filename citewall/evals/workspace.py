@@ -1,0 +1,140 @@
+"""The evaluation workspace: a throwaway data dir with the demo and hostile KBs ingested, the
+real runtime and API app, and three users (two members, one admin).
+
+Everything is real: the packaged embedder, Chroma, bm25s, SQLite, the FastAPI app driven
+in-process through ``TestClient``. Only the model behind the OpenAI-compatible generator is
+a stand-in (the adversary), at the one true outer boundary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewall.config import Settings, load_settings
+from citewall.evals.catalogue import Catalogue
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEMO_CARDS = REPO_ROOT / "kb" / "demo" / "cards.jsonl"
+HOSTILE_CARDS = REPO_ROOT / "kb" / "hostile" / "cards.jsonl"
+QUESTIONS_DIR = REPO_ROOT / "kb" / "eval"
+SUPPORT_LABELS = REPO_ROOT / "kb" / "eval" / "support_labels.jsonl"
+REDTEAM_QUESTIONS = REPO_ROOT / "kb" / "redteam" / "questions.jsonl"
+SAFE_MARKDOWN = REPO_ROOT / "web" / "src" / "markdown" / "SafeMarkdown.tsx"
+
+
+@dataclass(slots=True)
+class Tokens:
+    member: str
+    other_member: str
+    admin: str
+
+
+@dataclass(slots=True)
+class EvalWorkspace:
+    """A ready KB, runtime and users. ``app_for`` gives the real app with a chosen generator."""
+
+    settings: Settings
+    runtime: Any
+    catalogue: Catalogue
+    tokens: Tokens
+    kb_paths: list[Path]
+    ingest_summary: str = ""
+    _apps: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedder(self) -> Any:
+        return self.runtime.embedder
+
+    def runtime_for(self, generator: Any) -> Any:
+        """The same runtime (database, indexes, models) with another generator."""
+        return dataclasses.replace(self.runtime, generator=generator)
+
+    def app_for(self, name: str, generator: Any | None = None) -> Any:
+        """The real FastAPI app over this workspace, generating with ``generator``."""
+        if name not in self._apps:
+            from citewall.api.app import create_app
+
+            runtime = self.runtime if generator is None else self.runtime_for(generator)
+            self._apps[name] = create_app(runtime)
+        return self._apps[name]
+
+    def close(self) -> None:
+        self.runtime.close()
+
+
+def workspace_settings(data_dir: Path, **overrides: Any) -> Settings:
+    """Settings for an evaluation run: SQLite in ``data_dir``, embedded Chroma, no rate limit
+    (the harness sends hundreds of requests with one token), extractive generator."""
+    base: dict[str, Any] = {
+        "data_dir": data_dir,
+        "database_url": None,
+        "chroma_url": None,
+        "rate_limit_per_minute": 0,
+        "generator": "extractive",
+    }
+    base.update(overrides)
+    return load_settings(**base)
+
+
+def build_workspace(
+    data_dir: Path,
+    *,
+    kb_paths: Sequence[Path] = (DEMO_CARDS, HOSTILE_CARDS),
+    embedder: Any = None,
+    settings_overrides: dict[str, Any] | None = None,
+) -> EvalWorkspace:
+    """Ingest ``kb_paths`` into a fresh data dir, build the runtime and create the users."""
+    from citewall.ingest.pipeline import ingest_paths
+    from citewall.retrieval.embedder import load_embedder
+    from citewall.runtime import Runtime
+    from citewall.storage import db
+    from citewall.storage.users import create_user
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    settings = workspace_settings(data_dir, **(settings_overrides or {}))
+    if embedder is None:
+        embedder = load_embedder(settings)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    db.migrate(engine)
+    session_factory = db.make_session_factory(engine)
+    paths = [p for p in kb_paths if p.is_file() and p.stat().st_size > 0]
+    report = ingest_paths(
+        paths, settings, embedder=embedder, session_factory=session_factory, progress=False
+    )
+    engine.dispose()
+    runtime = Runtime.from_settings(settings, embedder=embedder)
+    with runtime.session_factory() as session:
+        _, member = create_user(session, "eval-member", "member")
+        _, other = create_user(session, "eval-member-2", "member")
+        _, admin = create_user(session, "eval-admin", "admin")
+        session.commit()
+    return EvalWorkspace(
+        settings=settings,
+        runtime=runtime,
+        catalogue=Catalogue.from_paths(paths),
+        tokens=Tokens(member=member, other_member=other, admin=admin),
+        kb_paths=paths,
+        ingest_summary=_summary(report),
+    )
+
+
+def _summary(report: Any) -> str:
+    try:
+        return str(report.summary())
+    except Exception:
+        return str(report)
+
+
+@contextmanager
+def workspace(data_dir: Path, **kwargs: Any) -> Iterator[EvalWorkspace]:
+    """``build_workspace`` as a context manager that releases the database at the end."""
+    ws = build_workspace(data_dir, **kwargs)
+    try:
+        yield ws
+    finally:
+        ws.close()

@@ -1,0 +1,311 @@
+"""The embedded default generator: an extractive answerer that cites by construction.
+
+Deterministic, no model download beyond the packaged embedder, no API key. It splits the
+context cards into sentences, scores each against the question (cosine similarity of MiniLM
+embeddings plus lexical overlap of stemmed content words, with a small bonus for better-ranked
+cards), then picks 2-4 sentences with MMR-style redundancy control and cites each with ``[n]``.
+
+Safety by construction: a sentence that contains a URL (or any ``scheme:`` link), a Markdown
+link, HTML, a card title or a card id is never used, so the answer cannot copy an internal
+title into prose nor write a link. Markers already present in card text are stripped.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citewall.citations.markers import split_sentences, strip_markers
+from citewall.generation.protocols import GeneratedReply, Turn
+from citewall.retrieval.protocols import Embedder
+from citewall.retrieval.types import ContextChunk
+
+#: Sentences in an answer: at least MIN (when the context has them), at most MAX.
+MIN_SENTENCES = 2
+MAX_SENTENCES = 4
+#: MMR trade-off: relevance weight vs. redundancy with sentences already picked.
+MMR_LAMBDA = 0.7
+#: A further sentence must score at least this fraction of the best one to be added.
+RELATIVE_FLOOR = 0.6
+#: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
+DUPLICATE_SIM = 0.9
+#: Candidates embedded per answer (the cheapest lexical filter keeps latency bounded).
+MAX_CANDIDATES = 80
+
+NO_ANSWER = "The knowledge base has related material, but nothing in it answers this directly."
+
+_URLISH = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b(?:javascript|data|vbscript|file|mailto):|"
+    r"\]\(|<[a-z/!]|\b[a-z0-9-]+\.(?:com|org|net|io|dev|app|co|gov|edu)\b"
+)
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "by",
+        "at",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "i",
+        "you",
+        "we",
+        "they",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "your",
+        "our",
+        "their",
+        "me",
+        "us",
+        "them",
+        "not",
+        "no",
+        "yes",
+        "there",
+        "here",
+        "about",
+        "into",
+        "than",
+        "then",
+        "so",
+        "such",
+        "may",
+        "might",
+        "must",
+        "have",
+        "has",
+        "had",
+        "get",
+        "got",
+        "its",
+        "any",
+        "all",
+        "some",
+        "more",
+        "most",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    chunk_index: int
+    position: int
+    text: str
+
+
+class ExtractiveGenerator:
+    """Answers by quoting the best sentences of the context, each cited with ``[n]``."""
+
+    name = "extractive"
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        try:
+            import Stemmer
+
+            self._stem = Stemmer.Stemmer("english").stemWord
+        except ImportError:  # pragma: no cover - PyStemmer is a dependency
+            self._stem = str
+
+    # -- protocol ------------------------------------------------------------------------------
+    def generate(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> GeneratedReply:
+        """Compose the answer (deterministic for a given question and context)."""
+        t0 = time.perf_counter()
+        text = self.compose(question, context)
+        return GeneratedReply(
+            text=text,
+            generator=self.name,
+            timings_ms={"generate": (time.perf_counter() - t0) * 1000.0},
+        )
+
+    def stream(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> Iterator[str]:
+        """Yield the answer word by word (with its trailing whitespace)."""
+        text = self.compose(question, context)
+        yield from re.findall(r"\s*\S+\s*", text) or [text]
+
+    # -- the answerer --------------------------------------------------------------------------
+    def compose(self, question: str, context: Sequence[ContextChunk]) -> str:
+        """The answer text with ``[n]`` markers; NO_ANSWER when no sentence is usable."""
+        candidates = self._candidates(context)
+        if not candidates:
+            return NO_ANSWER
+        q_terms = self._terms(question)
+        lexical = np.array([self._overlap(q_terms, c.text) for c in candidates], dtype=np.float32)
+        if len(candidates) > MAX_CANDIDATES:
+            keep = sorted(
+                range(len(candidates)),
+                key=lambda i: (-lexical[i], candidates[i].chunk_index, candidates[i].position),
+            )[:MAX_CANDIDATES]
+            keep.sort()
+            candidates = [candidates[i] for i in keep]
+            lexical = lexical[keep]
+        q_vec = np.asarray(self._embedder.embed_query(question), dtype=np.float32)
+        s_vecs = np.asarray(
+            self._embedder.embed_documents([c.text for c in candidates]), dtype=np.float32
+        )
+        dense = s_vecs @ q_vec
+        prior = np.array([0.04 / (1 + c.chunk_index) for c in candidates], dtype=np.float32)
+        relevance = 0.7 * dense + 0.3 * lexical + prior
+        picked = self._select(relevance, s_vecs)
+        # Best sentence first, the rest in reading order (card rank, then position in card).
+        first, rest = (
+            picked[0],
+            sorted(picked[1:], key=lambda i: (candidates[i].chunk_index, candidates[i].position)),
+        )
+        return " ".join(
+            _cite(candidates[i].text, candidates[i].chunk_index + 1) for i in [first, *rest]
+        )
+
+    def _select(self, relevance: np.ndarray, vecs: np.ndarray) -> list[int]:
+        order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
+        picked = [order[0]]
+        best = float(relevance[order[0]])
+        while len(picked) < MAX_SENTENCES:
+            chosen: int | None = None
+            chosen_score = -np.inf
+            for i in order:
+                if i in picked:
+                    continue
+                redundancy = float(np.max(vecs[picked] @ vecs[i]))
+                if redundancy >= DUPLICATE_SIM:
+                    continue
+                score = MMR_LAMBDA * float(relevance[i]) - (1 - MMR_LAMBDA) * redundancy
+                if score > chosen_score:
+                    chosen, chosen_score = i, score
+            if chosen is None:
+                break
+            if len(picked) >= MIN_SENTENCES and float(relevance[chosen]) < RELATIVE_FLOOR * best:
+                break
+            picked.append(chosen)
+        return picked
+
+    def _candidates(self, context: Sequence[ContextChunk]) -> list[_Candidate]:
+        forbidden = _forbidden_strings(context)
+        out: list[_Candidate] = []
+        seen: set[str] = set()
+        for ci, chunk in enumerate(context):
+            for pos, raw in enumerate(split_sentences(chunk.text or "")):
+                sentence = _clean(raw)
+                if sentence is None or sentence.lower() in seen:
+                    continue
+                lowered = sentence.lower()
+                if any(f in lowered for f in forbidden):
+                    continue
+                seen.add(lowered)
+                out.append(_Candidate(ci, pos, sentence))
+        return out
+
+    def _terms(self, text: str) -> set[str]:
+        return {self._stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+    def _overlap(self, q_terms: set[str], sentence: str) -> float:
+        """Share of the question's content words the sentence contains."""
+        if not q_terms:
+            return 0.0
+        return len(q_terms & self._terms(sentence)) / len(q_terms)
+
+
+def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
+    """Lower-cased strings an answer must not contain: titles, ids and their codes.
+
+    A whole title is forbidden when it is distinctive (two words or more, or 12+ characters;
+    a one-word title such as "Refunds" is an ordinary word). Distinctive tokens of titles and
+    ids (6+ characters with a digit, or with an inner dash/underscore) are forbidden on their
+    own too, so a code that identifies an internal card cannot reach the prose.
+    """
+    out: set[str] = set()
+    for chunk in context:
+        titles: list[object] = [chunk.title]
+        if isinstance(chunk.metadata, dict):
+            titles.append(chunk.metadata.get("title"))
+        for value in titles:
+            if not isinstance(value, str):
+                continue
+            title = value.strip().lower()
+            if len(title.split()) >= 2 or len(title) >= 12:
+                out.add(title)
+            out.update(_distinctive_tokens(title))
+        if isinstance(chunk.id, str) and chunk.id:
+            ident = chunk.id.lower()
+            if len(ident) >= 8 or re.search(r"[-_.]", ident):
+                out.add(ident)
+            out.update(_distinctive_tokens(ident))
+    return out
+
+
+def _distinctive_tokens(text: str) -> set[str]:
+    return {
+        tok
+        for tok in re.findall(r"[a-z0-9][a-z0-9_-]*[a-z0-9]", text)
+        if len(tok) >= 6 and (re.search(r"[0-9]", tok) or re.search(r"[a-z][-_][a-z0-9]", tok))
+    }
+
+
+def _clean(sentence: str) -> str | None:
+    """A usable prose sentence, or None (headings, code, tables, links, fragments)."""
+    s = sentence.strip()
+    if not s or s.startswith(("#", "```", "~~~", "|", ">")):
+        return None
+    if _URLISH.search(s) or "`" in s:
+        return None
+    s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)  # list bullets
+    s = strip_markers(s).strip()
+    s = re.sub(r"[*_]{1,3}([^*_]+)[*_]{1,3}", r"\1", s)  # bold/italic emphasis
+    if len(_WORD.findall(s)) < 4:
+        return None
+    return s
+
+
+def _cite(sentence: str, n: int) -> str:
+    """``Refunds take 5 days.`` -> ``Refunds take 5 days [1].``"""
+    m = re.search(r"([.!?。！？]+[\"'”’)]*)$", sentence)
+    if m:
+        return f"{sentence[: m.start()].rstrip()} [{n}]{m.group(1)}"
+    return f"{sentence.rstrip(' ,;:')} [{n}]."

@@ -1,0 +1,224 @@
+"""Read KB cards from JSONL files and folders of Markdown with YAML front matter.
+
+Every problem becomes an ``IngestError`` naming the file, the line and the field; a bad card
+is refused and the rest of the batch still loads. A card's ``url`` must pass ``url_problem``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from citewall.errors import IngestError
+from citewall.ingest.card import Card
+from citewall.ingest.urls import url_problem
+
+CARD_FIELDS = ("id", "title", "body", "url", "license", "metadata")
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+
+
+@dataclass(slots=True)
+class LoadResult:
+    """Valid cards (first occurrence of each id wins) and one error per refused card."""
+
+    cards: list[Card] = field(default_factory=list)
+    errors: list[IngestError] = field(default_factory=list)
+    #: Ids of refused cards whose id could be read: pruning must not delete their old version.
+    refused_ids: set[str] = field(default_factory=set)
+    #: Errors for which no card id could be read (bad JSON line, unreadable file, missing path).
+    unidentified: int = 0
+
+
+def _card_from_mapping(raw: Any, *, path: str, line: int, lines: dict[str, int]) -> Card:
+    """Validate one card; ``lines`` maps a field to its own line (front matter) if known."""
+    if not isinstance(raw, dict):
+        raise IngestError(f"expected an object, got {type(raw).__name__}", path=path, line=line)
+    unknown = sorted(set(raw) - set(CARD_FIELDS))
+    if unknown:
+        raise IngestError(
+            f"unknown field; allowed fields are {', '.join(CARD_FIELDS)}",
+            path=path,
+            line=lines.get(unknown[0], line),
+            field=unknown[0],
+        )
+    if raw.get("url") is not None:
+        problem = url_problem(raw["url"])
+        if problem:
+            raise IngestError(
+                f"unsafe url {raw['url']!r}: {problem}",
+                path=path,
+                line=lines.get("url", line),
+                field="url",
+            )
+    try:
+        return Card.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = ".".join(str(p) for p in err.get("loc", ())) or "card"
+        top = name.split(".", 1)[0]
+        value = raw.get(top, None)
+        shown = f" (got {value!r:.80})" if top in raw else ""
+        raise IngestError(
+            f"{err.get('msg', 'invalid value')}{shown}",
+            path=path,
+            line=lines.get(top, line),
+            field=name,
+        ) from None
+
+
+def load_jsonl(path: Path) -> LoadResult:
+    """One card per non-blank line."""
+    result = LoadResult()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        result.errors.append(IngestError(f"cannot read file: {exc}", path=str(path)))
+        result.unidentified += 1
+        return result
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            result.errors.append(
+                IngestError(
+                    f"invalid JSON: {exc.msg} at column {exc.colno}", path=str(path), line=lineno
+                )
+            )
+            result.unidentified += 1
+            continue
+        _add(result, raw, path=str(path), line=lineno, lines={})
+    return result
+
+
+def _front_matter(text: str) -> tuple[str, str, int]:
+    """Split ``---`` front matter from the body; returns (yaml, body, body's first line)."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise IngestError("missing YAML front matter (the file must start with '---')", line=1)
+    for i in range(1, len(lines)):
+        if lines[i].strip() in {"---", "..."}:
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]).strip(), i + 2
+    raise IngestError("unterminated YAML front matter (no closing '---')", line=1)
+
+
+def _field_lines(front: str) -> dict[str, int]:
+    """Top-level key -> line number in the file (front matter starts on line 2)."""
+    out: dict[str, int] = {}
+    for offset, line in enumerate(front.splitlines()):
+        if line and not line[0].isspace() and ":" in line:
+            out.setdefault(line.split(":", 1)[0].strip(), offset + 2)
+    return out
+
+
+def load_markdown(path: Path) -> LoadResult:
+    """One card per file: YAML front matter (id, title, url, license, metadata) + body."""
+    result = LoadResult()
+    try:
+        text = path.read_text(encoding="utf-8")
+        front, body, body_line = _front_matter(text)
+        raw = yaml.safe_load(front) if front.strip() else {}
+    except IngestError as exc:
+        result.errors.append(
+            IngestError(str(exc).split(": ", 1)[-1], path=str(path), line=exc.line)
+        )
+        result.unidentified += 1
+        return result
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        result.errors.append(
+            IngestError(f"invalid YAML front matter: {exc}", path=str(path), line=line)
+        )
+        result.unidentified += 1
+        return result
+    except (OSError, UnicodeDecodeError) as exc:
+        result.errors.append(IngestError(f"cannot read file: {exc}", path=str(path)))
+        result.unidentified += 1
+        return result
+    lines = _field_lines(front)
+    if isinstance(raw, dict):
+        if "body" in raw:
+            result.errors.append(
+                IngestError(
+                    "body goes below the front matter, not in it",
+                    path=str(path),
+                    line=lines.get("body", 1),
+                    field="body",
+                )
+            )
+            result.refused_ids.add(str(raw.get("id")))
+            return result
+        raw = {**raw, "body": body}
+        lines["body"] = body_line
+    _add(result, raw, path=str(path), line=1, lines=lines)
+    return result
+
+
+def _add(result: LoadResult, raw: Any, *, path: str, line: int, lines: dict[str, int]) -> None:
+    try:
+        result.cards.append(_card_from_mapping(raw, path=path, line=line, lines=lines))
+    except IngestError as exc:
+        result.errors.append(exc)
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+            result.refused_ids.add(raw["id"])
+        else:
+            result.unidentified += 1
+
+
+def _files(paths: Iterable[Path]) -> Iterable[tuple[Path, str]]:
+    for p in paths:
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.is_file() and f.suffix.lower() in MARKDOWN_SUFFIXES:
+                    yield f, "md"
+                elif f.is_file() and f.suffix.lower() == ".jsonl":
+                    yield f, "jsonl"
+        elif p.suffix.lower() in MARKDOWN_SUFFIXES:
+            yield p, "md"
+        else:
+            yield p, "jsonl"
+
+
+def load_cards(paths: Sequence[Path | str]) -> LoadResult:
+    """Load every card under ``paths`` (JSONL files, Markdown files, folders of either).
+
+    A missing path, an unreadable file or an invalid card is an error in the result; other
+    cards still load. A card id seen twice is refused the second time (naming both places).
+
+    >>> load_cards([]).cards
+    []
+    """
+    result = LoadResult()
+    first_seen: dict[str, str] = {}
+    for raw_path in paths:
+        path = Path(raw_path)
+        if not path.exists():
+            result.errors.append(IngestError("no such file or directory", path=str(path)))
+            result.unidentified += 1
+            continue
+        for file, kind in _files([path]):
+            part = load_markdown(file) if kind == "md" else load_jsonl(file)
+            result.errors.extend(part.errors)
+            result.refused_ids |= part.refused_ids
+            result.unidentified += part.unidentified
+            for card in part.cards:
+                if card.id in first_seen:
+                    result.errors.append(
+                        IngestError(
+                            f"duplicate card id {card.id!r} (first seen in {first_seen[card.id]})",
+                            path=str(file),
+                            field="id",
+                        )
+                    )
+                    continue
+                first_seen[card.id] = str(file)
+                result.cards.append(card)
+    return result

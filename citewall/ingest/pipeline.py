@@ -1,0 +1,212 @@
+"""The incremental ingest: cards -> chunks -> embeddings -> Chroma + BM25 + the cards table.
+
+Incremental by content hash: a card whose hash matches both the cards table and the vector
+index is skipped; a changed card has its chunks replaced; a card absent from the given paths
+is deleted from every index only with ``prune=True`` (``citewall ingest --prune``), so
+ingesting one extra file never wipes the rest of the KB. A refused card is never pruned: its
+previous version stays.
+
+Order of writes, so an interrupted ingest leaves a usable previous state:
+1. embed + upsert new/changed chunks into Chroma, batch by batch (upsert is idempotent);
+2. delete stale chunks (removed cards, chunks a shorter new version no longer has);
+3. rebuild BM25 from Chroma's chunks and publish it atomically (``lexical_index.save_bm25``);
+4. commit the cards table (hashes + ingest version) last.
+A crash before 4 leaves the old hashes in the cards table, so the next run redoes the work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewall.config import Settings
+from citewall.errors import IngestError
+from citewall.ingest.card import Card
+from citewall.ingest.chunking import chunk_card, index_text
+from citewall.ingest.loaders import load_cards
+from citewall.retrieval.factory import open_vector_index
+from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25, save_bm25
+from citewall.retrieval.protocols import ChunkRecord, Embedder
+from citewall.retrieval.vector_index import ChromaVectorIndex
+
+#: Chunks embedded and upserted per step: bounds memory and makes progress visible.
+EMBED_BATCH = 256
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What one ingest run did. ``refused`` counts cards (and files) with errors."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    refused: int = 0
+    errors: list[IngestError] = field(default_factory=list)
+    chunks_embedded: int = 0
+    embed_s: float = 0.0
+    total_s: float = 0.0
+    ingest_version: int | None = None
+
+    def summary(self) -> str:
+        return (
+            f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
+            f"deleted {self.deleted}, refused {self.refused} "
+            f"({self.chunks_embedded} chunks embedded in {self.embed_s:.1f} s, "
+            f"total {self.total_s:.1f} s)"
+        )
+
+
+def _default_session_factory(settings: Settings) -> Any:
+    from citewall.storage.db import open_database
+
+    return open_database(settings.sqlalchemy_url).sessions
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="chunk", desc="embedding", disable=not enabled or total == 0)
+
+
+def _embed_and_upsert(
+    records: list[ChunkRecord],
+    embedder: Embedder,
+    index: ChromaVectorIndex,
+    report: IngestReport,
+    progress: bool,
+) -> None:
+    with _progress(len(records), progress) as bar:
+        for start in range(0, len(records), EMBED_BATCH):
+            batch = records[start : start + EMBED_BATCH]
+            t0 = time.perf_counter()
+            vectors = embedder.embed_documents([index_text(r) for r in batch])
+            report.embed_s += time.perf_counter() - t0
+            index.upsert(batch, vectors)
+            report.chunks_embedded += len(batch)
+            bar.update(len(batch))
+
+
+def rebuild_lexical(settings: Settings, index: ChromaVectorIndex) -> str:
+    """Rebuild the BM25 artifact from every chunk in the vector index; publish atomically."""
+    records, _ = index.all_chunks()
+    records.sort(key=lambda r: r.chunk_id)
+    return save_bm25(
+        settings.bm25_dir, [r.chunk_id for r in records], [index_text(r) for r in records]
+    )
+
+
+def _lexical_in_sync(settings: Settings, chunk_count: int) -> bool:
+    try:
+        return len(load_bm25(settings.bm25_dir)) == chunk_count
+    except LexicalIndexError:
+        return False
+
+
+def ingest_cards(
+    cards: Sequence[Card],
+    settings: Settings,
+    *,
+    embedder: Embedder,
+    session_factory: Callable[[], Any],
+    prune: bool = False,
+    keep_ids: set[str] | None = None,
+    progress: bool = True,
+    report: IngestReport | None = None,
+) -> IngestReport:
+    """Ingest already-validated ``cards`` (see module docstring for the write order)."""
+    from citewall.storage import cards as card_store
+
+    report = report or IngestReport()
+    t_start = time.perf_counter()
+    index = open_vector_index(settings)
+    with session_factory() as session:
+        db_hashes: dict[str, str] = dict(card_store.card_hashes(session))
+    indexed = index.parent_hashes()
+
+    changed: list[Card] = []
+    for card in cards:
+        digest = card.content_hash()
+        if db_hashes.get(card.id) == digest and indexed.get(card.id) == digest:
+            report.unchanged += 1
+            continue
+        changed.append(card)
+        if card.id in db_hashes or card.id in indexed:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    present = {c.id for c in cards} | (keep_ids or set())
+    removed = sorted((set(db_hashes) | set(indexed)) - present) if prune else []
+    report.deleted = len(removed)
+
+    new_records = [r for card in changed for r in chunk_card(card, settings.chunk_max_words)]
+    _embed_and_upsert(new_records, embedder, index, report, progress)
+
+    new_ids = {r.chunk_id for r in new_records}
+    stale = [
+        cid for cid in index.chunk_ids_for([c.id for c in changed] + removed) if cid not in new_ids
+    ]
+    index.delete(stale)
+
+    if changed or removed or not _lexical_in_sync(settings, index.count()):
+        rebuild_lexical(settings, index)
+
+    if changed or removed:
+        with session_factory() as session:
+            version = int(card_store.next_ingest_version(session))
+            if changed:
+                card_store.upsert_cards(session, changed, version, commit=False)
+            if removed:
+                card_store.delete_cards(session, removed, commit=False)
+            session.commit()  # one transaction: the catalogue never shows half a run
+        report.ingest_version = version
+    report.total_s += time.perf_counter() - t_start
+    return report
+
+
+def ingest_paths(
+    paths: Sequence[Path | str],
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    session_factory: Callable[[], Any] | None = None,
+    prune: bool = False,
+    progress: bool = True,
+) -> IngestReport:
+    """Load, validate and ingest every card under ``paths``; bad cards are refused, not fatal.
+
+    >>> # ingest_paths(["kb/demo/cards.jsonl"], load_settings()).summary()
+    """
+    t0 = time.perf_counter()
+    loaded = load_cards(paths)
+    report = IngestReport(refused=len(loaded.errors), errors=list(loaded.errors))
+    if embedder is None:
+        from citewall.retrieval.embedder import load_embedder
+
+        embedder = load_embedder(settings)
+    if session_factory is None:
+        session_factory = _default_session_factory(settings)
+    if prune and loaded.unidentified:
+        # A card we could not identify might be one we would otherwise delete: keep everything.
+        report.errors.append(
+            IngestError(
+                f"--prune skipped: {loaded.unidentified} error(s) name no card id, so removed "
+                "cards cannot be told apart from unreadable ones; fix them and run again"
+            )
+        )
+        prune = False
+    report.total_s = time.perf_counter() - t0
+    return ingest_cards(
+        loaded.cards,
+        settings,
+        embedder=embedder,
+        session_factory=session_factory,
+        prune=prune,
+        keep_ids=loaded.refused_ids,
+        progress=progress,
+        report=report,
+    )

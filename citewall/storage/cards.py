@@ -1,0 +1,163 @@
+"""The card catalogue: what is in the KB, its content hash and the ingest run that wrote it.
+
+Ingest compares ``card_hashes()`` with the hashes of the cards it read to decide what to
+(re)index, then records the result with ``upsert_cards`` / ``delete_cards``. Write functions
+commit unless ``commit=False`` (to join a caller's larger transaction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.orm import Session
+
+from citewall.ingest.card import Card
+from citewall.storage.failures import storage_errors
+from citewall.storage.models import CardRow
+from citewall.storage.paging import check_page
+from citewall.storage.types import utcnow
+
+# Keeps IN (...) lists well below SQLite's bound-parameter limit.
+_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class UpsertCounts:
+    """What ``upsert_cards`` did: new rows, changed rows, rows already identical."""
+
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+def _batches(ids: Sequence[str]) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), _BATCH):
+        yield ids[start : start + _BATCH]
+
+
+def card_hashes(session: Session) -> dict[str, str]:
+    """``{card id: content hash}`` for every card in the catalogue."""
+    with storage_errors(session, "reading card hashes"):
+        rows = session.execute(select(CardRow.id, CardRow.content_hash))
+        return {card_id: content_hash for card_id, content_hash in rows}
+
+
+def next_ingest_version(session: Session) -> int:
+    """One more than the highest ``ingest_version`` stored (1 for an empty catalogue)."""
+    with storage_errors(session, "reading the ingest version"):
+        return int(session.scalar(select(func.max(CardRow.ingest_version))) or 0) + 1
+
+
+def upsert_cards(
+    session: Session, cards: Sequence[Card], ingest_version: int, *, commit: bool = True
+) -> UpsertCounts:
+    """Insert new cards and update changed ones (by ``content_hash``), tagging the written rows
+    with ``ingest_version``. Identical cards are left alone (their version keeps saying when
+    they last changed). A card id given twice: the last one wins."""
+    latest = {card.id: card for card in cards}
+    inserted = updated = unchanged = 0
+    now = utcnow()
+    with storage_errors(session, f"recording {len(latest)} cards"):
+        existing: dict[str, CardRow] = {}
+        for batch in _batches(list(latest)):
+            existing.update(
+                (row.id, row)
+                for row in session.scalars(select(CardRow).where(CardRow.id.in_(batch)))
+            )
+        for card_id, card in latest.items():
+            digest = card.content_hash()
+            row = existing.get(card_id)
+            if row is None:
+                session.add(
+                    CardRow(
+                        id=card.id,
+                        title=card.title,
+                        body=card.body,
+                        url=card.url,
+                        license=card.license,
+                        meta=dict(card.metadata),
+                        content_hash=digest,
+                        ingest_version=ingest_version,
+                        is_external=card.is_external,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+                inserted += 1
+            elif row.content_hash == digest:
+                unchanged += 1
+            else:
+                row.title = card.title
+                row.body = card.body
+                row.url = card.url
+                row.license = card.license
+                row.meta = dict(card.metadata)
+                row.content_hash = digest
+                row.ingest_version = ingest_version
+                row.is_external = card.is_external
+                row.updated_at = now
+                updated += 1
+        session.flush()
+        if commit:
+            session.commit()
+    return UpsertCounts(inserted=inserted, updated=updated, unchanged=unchanged)
+
+
+def delete_cards(session: Session, ids: Iterable[str], *, commit: bool = True) -> int:
+    """Remove cards from the catalogue; return how many existed. Their retrieval events stay."""
+    unique = sorted(set(ids))
+    removed = 0
+    with storage_errors(session, f"deleting {len(unique)} cards"):
+        for batch in _batches(unique):
+            result = session.execute(delete(CardRow).where(CardRow.id.in_(batch)))
+            removed += int(getattr(result, "rowcount", 0) or 0)
+        if commit:
+            session.commit()
+    return removed
+
+
+def get_card(session: Session, card_id: str) -> CardRow | None:
+    """The catalogue row of ``card_id``, or None."""
+    with storage_errors(session, f"reading card {card_id!r}"):
+        return session.get(CardRow, card_id)
+
+
+def _like_pattern(query: str) -> str:
+    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped.lower()}%"
+
+
+def list_cards(
+    session: Session,
+    query: str | None = None,
+    external: bool | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> tuple[list[CardRow], int]:
+    """A page of cards by id, and the total matching. ``query`` matches id, title or body
+    (case-insensitive substring); ``external`` keeps only external (True) or internal (False)."""
+    check_page(limit, offset)
+    conditions = []
+    if query:
+        pattern = _like_pattern(query)
+        conditions.append(
+            or_(
+                func.lower(CardRow.id).like(pattern, escape="\\"),
+                func.lower(CardRow.title).like(pattern, escape="\\"),
+                func.lower(CardRow.body).like(pattern, escape="\\"),
+            )
+        )
+    if external is not None:
+        conditions.append(CardRow.is_external.is_(external))
+    with storage_errors(session, "listing cards"):
+        total = int(
+            session.scalar(select(func.count()).select_from(CardRow).where(*conditions)) or 0
+        )
+        rows = list(
+            session.scalars(
+                select(CardRow).where(*conditions).order_by(CardRow.id).limit(limit).offset(offset)
+            )
+        )
+    return rows, total

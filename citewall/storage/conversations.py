@@ -1,0 +1,237 @@
+"""Conversations, their messages, and saving one turn atomically.
+
+A turn is the user's message, the assistant's message (content with ``[n]`` markers, the FULL
+sources list, hybrid_path, timings) and one retrieval event per retrieved card. All of it is
+written in one transaction: a reader never sees an answer without its events, or the reverse.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from citewall.errors import NotFoundError, StorageError
+from citewall.retrieval.types import HYBRID_PATHS
+from citewall.storage.db import begin_write
+from citewall.storage.failures import storage_errors
+from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
+from citewall.storage.paging import check_page
+from citewall.storage.types import utcnow
+
+#: Keys an event dict passed to ``save_turn`` may carry (``card_id`` and ``final_rank`` required).
+EVENT_FIELDS: tuple[str, ...] = (
+    "card_id",
+    "final_rank",
+    "dense_rank",
+    "dense_score",
+    "bm25_rank",
+    "bm25_score",
+    "rrf_rank",
+    "rrf_score",
+    "rerank_rank",
+    "rerank_logit",
+    "hybrid_path",
+    "cited",
+    "is_external",
+)
+TITLE_MAX_CHARS = 200
+
+
+def _not_found(conversation_id: object) -> NotFoundError:
+    # One message whether the id is malformed, unknown or someone else's: ids cannot be probed.
+    shown = str(conversation_id)[:100]
+    return NotFoundError(f"conversation {shown!r} not found")
+
+
+def _is_canonical_uuid(value: str) -> bool:
+    try:
+        return str(uuid.UUID(value)) == value
+    except (ValueError, TypeError, AttributeError):
+        return False
+
+
+def _title(title: str) -> str:
+    # A display label derived from the first question: shorten rather than refuse.
+    clean = " ".join(title.split()) or "Untitled"
+    if len(clean) <= TITLE_MAX_CHARS:
+        return clean
+    return clean[: TITLE_MAX_CHARS - 1].rstrip() + "…"
+
+
+def create_conversation(session: Session, user_id: int, title: str) -> Conversation:
+    """Start a conversation for ``user_id``. ``title`` is whitespace-collapsed and shortened to
+    200 characters (it is a label, usually the first question)."""
+    with storage_errors(session, "creating a conversation"):
+        conversation = Conversation(id=new_uuid(), user_id=user_id, title=_title(title))
+        session.add(conversation)
+        session.commit()
+    return conversation
+
+
+def get_conversation(session: Session, conversation_id: str, user_id: int | None) -> Conversation:
+    """The conversation, if ``user_id`` owns it (``None`` = an admin: any conversation).
+
+    ``NotFoundError`` with the same message for a malformed id, an unknown id and another
+    user's conversation.
+    """
+    if not isinstance(conversation_id, str) or not _is_canonical_uuid(conversation_id):
+        raise _not_found(conversation_id)
+    with storage_errors(session, "reading a conversation"):
+        conversation = session.get(Conversation, conversation_id)
+    if conversation is None or (user_id is not None and conversation.user_id != user_id):
+        raise _not_found(conversation_id)
+    return conversation
+
+
+def list_conversations(
+    session: Session, user_id: int | None, limit: int = 50, offset: int = 0
+) -> list[Conversation]:
+    """Conversations of ``user_id`` (``None`` = everyone's), most recently updated first."""
+    check_page(limit, offset)
+    query = select(Conversation)
+    if user_id is not None:
+        query = query.where(Conversation.user_id == user_id)
+    query = query.order_by(Conversation.updated_at.desc(), Conversation.id.desc())
+    with storage_errors(session, "listing conversations"):
+        return list(session.scalars(query.limit(limit).offset(offset)))
+
+
+def count_conversations(session: Session, user_id: int | None) -> int:
+    """How many conversations ``user_id`` has (``None`` = all), for pagination totals."""
+    query = select(func.count()).select_from(Conversation)
+    if user_id is not None:
+        query = query.where(Conversation.user_id == user_id)
+    with storage_errors(session, "counting conversations"):
+        return int(session.scalar(query) or 0)
+
+
+def list_messages(session: Session, conversation_id: str) -> list[Message]:
+    """The conversation's messages in order (``seq`` ascending). Check ownership first."""
+    with storage_errors(session, "reading messages"):
+        return list(
+            session.scalars(
+                select(Message)
+                .where(Message.conversation_id == conversation_id)
+                .order_by(Message.seq)
+            )
+        )
+
+
+def count_messages(session: Session, conversation_id: str) -> int:
+    """How many messages the conversation holds (for ``max_conversation_messages``)."""
+    with storage_errors(session, "counting messages"):
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(Message)
+                .where(Message.conversation_id == conversation_id)
+            )
+            or 0
+        )
+
+
+def list_events(session: Session, message_id: str) -> list[RetrievalEvent]:
+    """The retrieval events of one assistant message, best rank first."""
+    with storage_errors(session, "reading retrieval events"):
+        return list(
+            session.scalars(
+                select(RetrievalEvent)
+                .where(RetrievalEvent.message_id == message_id)
+                .order_by(RetrievalEvent.final_rank, RetrievalEvent.id)
+            )
+        )
+
+
+def _event_row(
+    event: Mapping[str, Any], *, message_id: str, conversation_id: str, now: Any
+) -> RetrievalEvent:
+    # ValueErrors become "saving the turn failed and was rolled back: ..." in save_turn.
+    unknown = sorted(set(event) - set(EVENT_FIELDS))
+    if unknown:
+        raise ValueError(f"retrieval event has unknown field(s) {', '.join(unknown)}")
+    for name, value in event.items():
+        # SQLite would store NaN as NULL and PostgreSQL as NaN: refuse it on both.
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"retrieval event {name} is {value}, not a finite number")
+    return RetrievalEvent(
+        message_id=message_id, conversation_id=conversation_id, created_at=now, **event
+    )
+
+
+def save_turn(
+    session: Session,
+    *,
+    conversation_id: str,
+    question: str,
+    answer_content: str,
+    sources: list[dict[str, Any]],
+    hybrid_path: str | None,
+    timings: dict[str, Any],
+    generator: str | None,
+    dropped_markers: int,
+    events: Sequence[Mapping[str, Any]],
+) -> tuple[Message, Message]:
+    """Write the user message, the assistant message and its retrieval events in ONE
+    transaction; return ``(user_message, assistant_message)``.
+
+    ``sources`` is stored exactly as given (the full list, internal cards included); it must be
+    a list of JSON objects. Each event carries the keys in ``EVENT_FIELDS``. Any failure rolls
+    everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
+    """
+    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
+        raise StorageError("sources must be a list of JSON objects; nothing was saved")
+    if hybrid_path is not None and hybrid_path not in HYBRID_PATHS:
+        raise StorageError(
+            f"unknown hybrid_path {hybrid_path!r}; expected one of {', '.join(HYBRID_PATHS)} "
+            "or None; nothing was saved"
+        )
+    with storage_errors(session, "saving the turn", catch_all=True):
+        begin_write(session)
+        # Row lock on PostgreSQL: concurrent turns of one conversation take seq numbers in turn.
+        conversation = session.scalar(
+            select(Conversation).where(Conversation.id == conversation_id).with_for_update()
+        )
+        if conversation is None:
+            raise _not_found(conversation_id)
+        last_seq = session.scalar(
+            select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)
+        )
+        seq = int(last_seq or 0) + 1
+        now = utcnow()
+        user_message = Message(
+            id=new_uuid(),
+            conversation_id=conversation_id,
+            seq=seq,
+            role="user",
+            content=question,
+            sources=[],
+            timings={},
+            created_at=now,
+        )
+        assistant = Message(
+            id=new_uuid(),
+            conversation_id=conversation_id,
+            seq=seq + 1,
+            role="assistant",
+            content=answer_content,
+            sources=sources,
+            hybrid_path=hybrid_path,
+            timings=timings,
+            generator=generator,
+            dropped_markers=dropped_markers,
+            created_at=now,
+        )
+        session.add_all([user_message, assistant])
+        session.flush()  # messages before the events that reference them
+        session.add_all(
+            _event_row(e, message_id=assistant.id, conversation_id=conversation_id, now=now)
+            for e in events
+        )
+        conversation.updated_at = now
+        session.commit()
+    return user_message, assistant

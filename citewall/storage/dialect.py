@@ -1,0 +1,77 @@
+"""The only SQL that differs between SQLite and PostgreSQL: unnesting ``messages.sources`` and
+truncating a timestamp to the start of its day/week/month (in UTC).
+
+Everything else in the analytics queries is portable SQLAlchemy Core. Both functions produce
+expressions whose results are identical on the two databases (ISO date strings, text ids).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sqlalchemy import String, Subquery, func, select, true
+from sqlalchemy.sql.elements import ColumnElement
+
+from citewall.storage.models import Message
+
+Period = Literal["day", "week", "month", "all"]
+PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
+
+
+def cited_sources(dialect: str) -> Subquery:
+    """One row per element of each assistant message's ``sources``:
+    ``(message_id, created_at, card_id, source_url)``, ``card_id``/``source_url`` as text.
+
+    SQLite: ``json_each`` + ``json_extract``; PostgreSQL: ``jsonb_array_elements`` + ``->>``
+    (a set-returning function in FROM may refer to the table before it without LATERAL).
+    """
+    if dialect == "postgresql":
+        elements = (
+            func.jsonb_array_elements(Message.sources)
+            .table_valued("value")
+            .render_derived(name="src")
+        )
+        card_id: ColumnElement[Any] = elements.c.value.op("->>")("card_id")
+        source_url: ColumnElement[Any] = elements.c.value.op("->>")("source_url")
+    elif dialect == "sqlite":
+        elements = func.json_each(Message.sources).table_valued("value").alias("src")
+        # json_extract returns SQL text for JSON strings, matching PostgreSQL's ->>.
+        card_id = func.json_extract(elements.c.value, "$.card_id")
+        source_url = func.json_extract(elements.c.value, "$.source_url")
+    else:  # pragma: no cover - make_engine refuses other databases
+        raise ValueError(f"unsupported database dialect {dialect!r}")
+    return (
+        select(
+            Message.id.label("message_id"),
+            Message.created_at.label("created_at"),
+            card_id.label("card_id"),
+            source_url.label("source_url"),
+        )
+        .select_from(Message)
+        .join(elements, true())
+        .where(Message.role == "assistant")
+        .subquery("cited_sources")
+    )
+
+
+def period_start(dialect: str, period: Period, column: Any) -> ColumnElement[str]:
+    """``column`` (a UTC timestamp) truncated to its period, as text ``YYYY-MM-DD``.
+
+    Weeks start on Monday (ISO 8601) on both databases. Not defined for ``"all"``.
+    """
+    if period == "all":
+        raise ValueError("period 'all' has no period start")
+    if dialect == "postgresql":
+        # timezone('UTC', timestamptz) -> the UTC wall-clock time, whatever the session zone is.
+        truncated = func.date_trunc(period, func.timezone("UTC", column))
+        return func.to_char(truncated, "YYYY-MM-DD", type_=String)
+    if dialect == "sqlite":
+        # Stored as naive UTC text 'YYYY-MM-DD HH:MM:SS.ffffff', which date() understands.
+        modifiers = {
+            "day": (),
+            # back 6 days, then forward to the next Monday = the Monday on or before the date
+            "week": ("-6 days", "weekday 1"),
+            "month": ("start of month",),
+        }[period]
+        return func.date(column, *modifiers, type_=String)
+    raise ValueError(f"unsupported database dialect {dialect!r}")  # pragma: no cover

@@ -1,0 +1,1 @@
+"""Alembic migrations for citewall's schema, run programmatically by ``citewall.storage.db``."""

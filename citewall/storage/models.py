@@ -1,0 +1,210 @@
+"""SQLAlchemy 2 models: one schema for SQLite and PostgreSQL.
+
+The tables and their columns are fixed by DESIGN.md ("Storage"); migrations in
+``citewall/storage/migrations/versions`` create exactly this. Timestamps are UTC-aware
+(``UTCDateTime``); JSON columns are JSONB on PostgreSQL and JSON on SQLite (``JSONType``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from citewall.storage.types import JSONType, UTCDateTime, utcnow
+
+#: Roles a user may have. ``admin`` sees full data (internal sources, all conversations).
+ROLES: tuple[str, ...] = ("member", "admin")
+#: Who wrote a message.
+MESSAGE_ROLES: tuple[str, ...] = ("user", "assistant")
+
+# Deterministic constraint names, so migrations can name what they drop on both databases.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def new_uuid() -> str:
+    """A random uuid4 as its 36-character string (conversation and message ids)."""
+    return str(uuid.uuid4())
+
+
+class Base(DeclarativeBase):
+    """Declarative base carrying the naming convention and the shared type map."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSONType,
+    }
+
+
+class User(Base):
+    """Someone who may call the API. Disabled users keep their history but cannot sign in."""
+
+    __tablename__ = "users"
+    __table_args__ = (CheckConstraint("role IN ('member', 'admin')", name="role"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    tokens: Mapped[list[ApiToken]] = relationship(
+        back_populates="user", order_by="ApiToken.id", lazy="raise_on_sql"
+    )
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    @property
+    def is_active(self) -> bool:
+        return self.disabled_at is None
+
+    def __repr__(self) -> str:
+        return f"User(id={self.id!r}, name={self.name!r}, role={self.role!r})"
+
+
+class ApiToken(Base):
+    """A bearer token, stored only as its sha256 hex digest plus an 8-character display prefix."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(8), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    user: Mapped[User] = relationship(back_populates="tokens", lazy="raise_on_sql")
+
+    def __repr__(self) -> str:
+        return f"ApiToken(id={self.id!r}, prefix={self.prefix!r}, user_id={self.user_id!r})"
+
+
+class Conversation(Base):
+    """A thread of messages owned by one user."""
+
+    __tablename__ = "conversations"
+    __table_args__ = (Index("ix_conversations_user_id_updated_at", "user_id", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    def __repr__(self) -> str:
+        return f"Conversation(id={self.id!r}, user_id={self.user_id!r})"
+
+
+class Message(Base):
+    """One turn side. Assistant content keeps its ``[n]`` markers; ``sources`` is the FULL list.
+
+    ``sources`` is what the pipeline produced (internal cards included) and is what the
+    entry-performance rollup unnests; only the serve boundary decides what a member sees.
+    """
+
+    __tablename__ = "messages"
+    __table_args__ = (
+        UniqueConstraint("conversation_id", "seq"),
+        CheckConstraint("role IN ('user', 'assistant')", name="role"),
+        Index("ix_messages_role_created_at", "role", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text)
+    sources: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    hybrid_path: Mapped[str | None] = mapped_column(String(16), default=None)
+    timings: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    generator: Mapped[str | None] = mapped_column(String(100), default=None)
+    dropped_markers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"Message(id={self.id!r}, seq={self.seq!r}, role={self.role!r})"
+
+
+class RetrievalEvent(Base):
+    """One retrieved card in one assistant turn: its rank and score at every stage.
+
+    ``card_id`` is deliberately not a foreign key: events outlive a card's removal from the KB.
+    Ranks are 1-based; ``None`` means the stage did not run or did not rank the card.
+    """
+
+    __tablename__ = "retrieval_events"
+    __table_args__ = (Index("ix_retrieval_events_card_id_created_at", "card_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(
+        ForeignKey("messages.id", ondelete="CASCADE"), index=True
+    )
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    card_id: Mapped[str] = mapped_column(String(200))
+    final_rank: Mapped[int] = mapped_column(Integer)
+    dense_rank: Mapped[int | None] = mapped_column(Integer, default=None)
+    dense_score: Mapped[float | None] = mapped_column(Double, default=None)
+    bm25_rank: Mapped[int | None] = mapped_column(Integer, default=None)
+    bm25_score: Mapped[float | None] = mapped_column(Double, default=None)
+    rrf_rank: Mapped[int | None] = mapped_column(Integer, default=None)
+    rrf_score: Mapped[float | None] = mapped_column(Double, default=None)
+    rerank_rank: Mapped[int | None] = mapped_column(Integer, default=None)
+    rerank_logit: Mapped[float | None] = mapped_column(Double, default=None)
+    hybrid_path: Mapped[str | None] = mapped_column(String(16), default=None)
+    cited: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_external: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    def __repr__(self) -> str:
+        return f"RetrievalEvent(card_id={self.card_id!r}, final_rank={self.final_rank!r})"
+
+
+class CardRow(Base):
+    """The catalogue entry of a KB card. ``meta`` maps to the ``metadata`` column.
+
+    (``metadata`` is reserved on declarative classes, hence the attribute name.)
+    """
+
+    __tablename__ = "cards"
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    title: Mapped[str] = mapped_column(String(500))
+    body: Mapped[str] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text, default=None)
+    license: Mapped[str | None] = mapped_column(Text, default=None)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType, default=dict)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    ingest_version: Mapped[int] = mapped_column(Integer, index=True)
+    is_external: Mapped[bool] = mapped_column(Boolean, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"CardRow(id={self.id!r}, ingest_version={self.ingest_version!r})"

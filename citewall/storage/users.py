@@ -1,0 +1,193 @@
+"""Users and their bearer tokens. A token is shown once; only its sha256 digest is stored.
+
+Tokens look like ``cw_`` + 40 URL-safe characters (240 random bits). Authentication hashes the
+presented token and looks the digest up through a unique index, so the secret is never compared
+character by character against stored data (no timing side channel), and a database dump
+reveals no usable token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from citewall.errors import NotFoundError, UserError
+from citewall.storage.failures import storage_errors
+from citewall.storage.models import ROLES, ApiToken, User
+from citewall.storage.types import utcnow
+
+TOKEN_PREFIX = "cw_"
+#: 30 random bytes -> exactly 40 URL-safe base64 characters.
+_TOKEN_BYTES = 30
+TOKEN_LENGTH = len(TOKEN_PREFIX) + 40
+#: Characters of the token kept in clear for display and revocation (``cw_`` + 5).
+DISPLAY_PREFIX_LENGTH = 8
+#: last_used_at is only rewritten when older than this: no write per request.
+LAST_USED_RESOLUTION = timedelta(seconds=60)
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+_TOKEN_RE = re.compile(r"^cw_[A-Za-z0-9_-]{40}$")
+
+
+def hash_token(token: str) -> str:
+    """The sha256 hex digest under which a token is stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh random token (``cw_`` + 40 URL-safe characters)."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(_TOKEN_BYTES)
+
+
+def check_role(role: str) -> str:
+    """Return ``role`` if it is one citewall knows; ``UserError`` naming the allowed ones."""
+    if role not in ROLES:
+        raise UserError(f"unknown role {role!r}; allowed roles: {', '.join(ROLES)}")
+    return role
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if usable as a user name; ``UserError`` naming the bad value otherwise."""
+    if not _NAME_RE.fullmatch(name):
+        raise UserError(
+            f"invalid user name {name!r}: use 1-100 letters, digits, '.', '_', '@' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def _add_token_row(session: Session, user: User) -> str:
+    token = new_token()
+    session.add(
+        ApiToken(
+            user_id=user.id, token_hash=hash_token(token), prefix=token[:DISPLAY_PREFIX_LENGTH]
+        )
+    )
+    return token
+
+
+def create_user(session: Session, name: str, role: str = "member") -> tuple[User, str]:
+    """Create a user with one token; return the user and the plain token (shown only now).
+
+    ``UserError`` for an unknown role (naming the allowed roles), a malformed name or a name
+    that is taken.
+    """
+    check_role(role)
+    check_name(name)
+    with storage_errors(session, f"creating user {name!r}"):
+        if session.scalar(select(User.id).where(User.name == name)) is not None:
+            raise UserError(f"user {name!r} already exists")
+        user = User(name=name, role=role)
+        session.add(user)
+        try:
+            session.flush()
+        except IntegrityError:  # lost a race with a concurrent create of the same name
+            session.rollback()
+            raise UserError(f"user {name!r} already exists") from None
+        token = _add_token_row(session, user)
+        session.commit()
+    return user, token
+
+
+def get_user(session: Session, name: str) -> User:
+    """The user called ``name``; ``NotFoundError`` if there is none."""
+    with storage_errors(session, f"reading user {name!r}"):
+        user = session.scalar(select(User).where(User.name == name))
+    if user is None:
+        raise NotFoundError(f"no user named {name!r}")
+    return user
+
+
+def add_token(session: Session, user: User) -> str:
+    """Issue another token for an active user and return it (shown only now)."""
+    if user.disabled_at is not None:
+        raise UserError(f"user {user.name!r} is disabled; its tokens cannot be renewed")
+    with storage_errors(session, f"adding a token for {user.name!r}"):
+        token = _add_token_row(session, user)
+        session.commit()
+    return token
+
+
+def authenticate(session: Session, token: str) -> User | None:
+    """The active user owning ``token``, or None (malformed, unknown, revoked or disabled).
+
+    The lookup is by sha256 digest through a unique index; ``hmac.compare_digest`` confirms
+    the match. ``last_used_at`` is written at most once per minute per token.
+    """
+    if not isinstance(token, str) or not _TOKEN_RE.fullmatch(token):
+        return None
+    digest = hash_token(token)
+    with storage_errors(session, "checking a token"):
+        row = session.execute(
+            select(ApiToken, User)
+            .join(User, ApiToken.user_id == User.id)
+            .where(ApiToken.token_hash == digest)
+        ).first()
+        if row is None:
+            return None
+        api_token, user = row.tuple()
+        if not hmac.compare_digest(api_token.token_hash, digest):
+            return None
+        if api_token.revoked_at is not None or user.disabled_at is not None:
+            return None
+        now = utcnow()
+        if api_token.last_used_at is None or now - api_token.last_used_at > LAST_USED_RESOLUTION:
+            session.execute(
+                update(ApiToken).where(ApiToken.id == api_token.id).values(last_used_at=now)
+            )
+            session.commit()
+    return user
+
+
+def list_users(session: Session) -> list[User]:
+    """Every user by name, with ``tokens`` loaded (for counts and last use)."""
+    with storage_errors(session, "listing users"):
+        return list(
+            session.scalars(select(User).options(selectinload(User.tokens)).order_by(User.name))
+        )
+
+
+def revoke_user(session: Session, name: str) -> User:
+    """Disable a user and revoke all their tokens; their history stays. Idempotent."""
+    user = get_user(session, name)
+    now = utcnow()
+    with storage_errors(session, f"revoking user {name!r}"):
+        if user.disabled_at is None:
+            user.disabled_at = now
+        session.execute(
+            update(ApiToken)
+            .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+            .values(revoked_at=now)
+        )
+        session.commit()
+    return user
+
+
+def revoke_token(session: Session, prefix: str) -> ApiToken:
+    """Revoke the one active token whose display prefix is ``prefix``.
+
+    ``NotFoundError`` if none matches; ``UserError`` if several do (revoke the user instead).
+    """
+    with storage_errors(session, f"revoking token {prefix!r}"):
+        matches = list(
+            session.scalars(
+                select(ApiToken).where(ApiToken.prefix == prefix, ApiToken.revoked_at.is_(None))
+            )
+        )
+        if not matches:
+            raise NotFoundError(f"no active token with prefix {prefix!r}")
+        if len(matches) > 1:
+            raise UserError(
+                f"{len(matches)} active tokens share prefix {prefix!r}; revoke the user instead"
+            )
+        token = matches[0]
+        token.revoked_at = utcnow()
+        session.commit()
+    return token

@@ -1,0 +1,183 @@
+"""API test fixtures: a real Runtime (SQLite or PostgreSQL, embedded Chroma, the packaged
+embedder, the extractive generator) over a small KB with canaried internal cards, built once
+per test module, plus users and a TestClient.
+
+The KB (``tests/api/kb/cards.jsonl``) is a snapshot of two topics of the demo KB: external
+help pages and internal playbooks carrying ``CWLEAKT-``/``CWLEAKM-``/``CWLEAKB-`` canaries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+KB_FILE = Path(__file__).parent / "kb" / "cards.jsonl"
+PG_ADMIN_URL = os.environ.get(
+    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+CANARY = re.compile(r"CWLEAK([TMB])-[A-Z0-9]+")
+
+#: Questions the fixture KB answers from internal playbooks (so internal cards get cited).
+INTERNAL_QUESTIONS = (
+    "My voided label refund still has not arrived after 15 business days, what now?",
+    "A merchant was charged twice for the same label, how do we handle duplicate charges?",
+    "Can a merchant get a refund on an annual plan?",
+)
+EXTERNAL_QUESTION = "How long do refunds take?"
+
+
+@dataclass(frozen=True)
+class KbFacts:
+    """What the leak checks look for, read from the KB file itself."""
+
+    internal_ids: frozenset[str]
+    internal_titles: frozenset[str]
+    external_ids: frozenset[str]
+    title_canaries: frozenset[str]
+    metadata_canaries: frozenset[str]
+    body_canaries: frozenset[str]
+
+
+def read_kb_facts(path: Path = KB_FILE) -> KbFacts:
+    ids, titles, ext, t, m, b = set(), set(), set(), set(), set(), set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        card = json.loads(line)
+        if card.get("url"):
+            ext.add(card["id"])
+            continue
+        ids.add(card["id"])
+        titles.add(card["title"])
+        t.update(x.group(0) for x in CANARY.finditer(card["title"]))
+        m.update(x.group(0) for x in CANARY.finditer(json.dumps(card.get("metadata", {}))))
+        b.update(x.group(0) for x in CANARY.finditer(card["body"]))
+    assert ids and t and m and b, "the fixture KB must have canaried internal cards"
+    return KbFacts(*(frozenset(s) for s in (ids, titles, ext, t, m, b)))
+
+
+@dataclass
+class ApiEnv:
+    """A running app over a real runtime, with three users' tokens."""
+
+    runtime: Any
+    app: Any
+    client: TestClient
+    tokens: dict[str, str]
+    user_ids: dict[str, Any]
+    backend: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+    def chat(self, who: str, message: str, conversation_id: str | None = None) -> Any:
+        return self.client.post(
+            "/api/v1/chat",
+            json={"message": message, "conversation_id": conversation_id},
+            headers=self.auth(who),
+        )
+
+
+def fresh_pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database (dropped afterwards): ingest state must not be shared."""
+    from sqlalchemy import create_engine, text
+
+    name = f"citewall_api_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = :n AND pid <> pg_backend_pid()"
+                ),
+                {"n": name},
+            )
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
+
+
+def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrides: Any) -> ApiEnv:
+    """Ingest the fixture KB, build the Runtime and the app, create member/other/admin users."""
+    from citewall.api.app import create_app
+    from citewall.config import load_settings
+    from citewall.ingest.pipeline import ingest_paths
+    from citewall.runtime import Runtime
+    from citewall.storage import db, users
+
+    settings = load_settings(
+        data_dir=data_dir,
+        database_url=database_url,
+        chroma_url=None,
+        reranker_enabled=False,
+        rate_limit_per_minute=0,
+        **overrides,
+    )
+    db.migrate(settings.sqlalchemy_url)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    report = ingest_paths(
+        [KB_FILE],
+        settings,
+        embedder=embedder,
+        session_factory=db.make_session_factory(engine),
+        progress=False,
+    )
+    engine.dispose()
+    assert report.refused == 0, report.summary()
+    runtime = Runtime.from_settings(settings, embedder=embedder)
+    app = create_app(runtime)
+    tokens, ids = {}, {}
+    with runtime.session_factory() as session:
+        for who, role in (("member", "member"), ("other", "member"), ("admin", "admin")):
+            user, token = users.create_user(session, f"{who}-{uuid.uuid4().hex[:6]}", role)
+            tokens[who], ids[who] = token, user.id
+    backend = "postgres" if database_url else "sqlite"
+    return ApiEnv(runtime, app, TestClient(app), tokens, ids, backend)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def env_both(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Any
+) -> Iterator[ApiEnv]:
+    """One ApiEnv per module on SQLite, then one on PostgreSQL."""
+    data_dir = tmp_path_factory.mktemp(f"api-{request.param}")
+    if request.param == "sqlite":
+        env = build_env(data_dir, None, embedder)
+        yield env
+        env.runtime.close()
+        return
+    gen = fresh_pg_url()
+    url = next(gen)
+    env = build_env(data_dir, url, embedder)
+    try:
+        yield env
+    finally:
+        env.runtime.close()
+        gen.close()
+
+
+@pytest.fixture(scope="module")
+def env_sqlite(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[ApiEnv]:
+    """One ApiEnv per module on SQLite."""
+    env = build_env(tmp_path_factory.mktemp("api-sqlite"), None, embedder)
+    yield env
+    env.runtime.close()
+
+
+@pytest.fixture(scope="session")
+def kb_facts() -> KbFacts:
+    return read_kb_facts()

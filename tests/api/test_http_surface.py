@@ -1,0 +1,145 @@
+"""Security headers on every response, the SPA with its fallback, health, readiness, metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from citewall.api.headers import DOCS_CSP, STRICT_CSP
+from citewall.api.spa import build_spa_router
+
+from .conftest import INTERNAL_QUESTIONS, ApiEnv
+
+EXPECTED = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+}
+
+
+def assert_secure(headers: dict[str, str], csp: str = STRICT_CSP) -> None:
+    for k, v in EXPECTED.items():
+        assert headers.get(k) == v, (k, headers.get(k))
+    assert headers["content-security-policy"] == csp
+    assert "camera=()" in headers["permissions-policy"]
+
+
+def test_security_headers_on_every_kind_of_response(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    c = env.client
+    member = env.auth("member")
+    responses = [
+        c.get("/healthz"),
+        c.get("/readyz"),
+        c.get("/metrics"),
+        c.get("/openapi.json"),
+        c.get("/"),
+        c.get("/api/v1/nope"),
+        c.get("/api/v1/me"),  # 401
+        c.get("/api/v1/admin/cards", headers=member),  # 403
+        c.post("/api/v1/chat", json={}, headers=member),  # 422
+        c.post("/api/v1/chat/stream", json={"message": INTERNAL_QUESTIONS[0]}, headers=member),
+        c.get("/api/v1/conversations", headers=member),
+    ]
+    for r in responses:
+        assert_secure(dict(r.headers))
+    for path in ("/docs", "/redoc"):
+        r = c.get(path)
+        assert r.status_code == 200
+        assert_secure(dict(r.headers), DOCS_CSP)
+
+
+def test_unexpected_errors_are_a_generic_logged_500_with_headers(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    retriever = env.runtime.retriever
+    original = retriever.retrieve
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise ZeroDivisionError("secret internal detail")
+
+    retriever.retrieve = broken
+    try:
+        r = env.client.post("/api/v1/search", json={"query": "labels"}, headers=env.auth("member"))
+    finally:
+        retriever.retrieve = original
+    assert r.status_code == 500
+    assert r.json() == {"detail": "internal error; it has been logged"}
+    assert "secret" not in r.text
+    assert_secure(dict(r.headers))
+
+
+def test_api_paths_never_fall_back_to_the_spa(env_sqlite: ApiEnv) -> None:
+    r = env_sqlite.client.get("/api/v1/brain/sources/anything")
+    assert r.status_code == 404 and r.headers["content-type"].startswith("application/json")
+
+
+def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<!doctype html><div id=root></div>")
+    (dist / "assets" / "app.js").write_text("console.log(1)")
+    (tmp_path / "secret.txt").write_text("outside")
+    app = FastAPI()
+    app.include_router(build_spa_router(dist))
+    c = TestClient(app)
+    assert c.get("/").text.startswith("<!doctype html>")
+    assert c.get("/chat/123").text.startswith("<!doctype html>")  # client route
+    assert c.get("/assets/app.js").text == "console.log(1)"
+    assert c.get("/assets/missing.js").status_code == 404  # a missing asset is not index.html
+    assert c.get("/..%2Fsecret.txt").status_code in {200, 404}
+    assert "outside" not in c.get("/..%2Fsecret.txt").text
+    assert c.get("/api/v1/x").status_code == 404
+
+
+def test_without_a_build_root_explains_how_to_build(tmp_path: Path) -> None:
+    app = FastAPI()
+    app.include_router(build_spa_router(tmp_path / "none"))
+    r = TestClient(app).get("/")
+    assert r.status_code == 200 and "npm run build" in r.text
+    assert TestClient(app).get("/chat/1").status_code == 404
+
+
+def test_health_readiness_and_metrics(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    assert env.client.get("/healthz").json() == {"status": "ok"}
+    ready = env.client.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    checks = ready.json()["checks"]
+    assert checks["database"]["ok"] is True
+    assert checks["retrieval"]["vector_store"]["count"] > 0
+    assert checks["retrieval"]["lexical_index"]["ok"] is True
+    assert checks["retrieval"]["reranker"]["loaded"] is False  # disabled in these tests
+    assert checks["retrieval"]["reranker"]["status"]  # ...and it says why
+
+    assert env.chat("member", INTERNAL_QUESTIONS[0]).status_code == 200
+    m = env.client.get("/metrics")
+    assert m.headers["content-type"].startswith("text/plain")
+    text = m.text
+    assert 'citewall_answers_total{hybrid_path="rrf_only"}' in text
+    assert 'route="/api/v1/chat"' in text
+    assert "citewall_rerank_over_budget_total" in text
+    assert "citewall_dropped_markers_total" in text
+    # Route templates, never raw ids.
+    cid = env.chat("member", INTERNAL_QUESTIONS[1]).json()["conversation_id"]
+    env.client.get(f"/api/v1/conversations/{cid}", headers=env.auth("member"))
+    text = env.client.get("/metrics").text
+    assert 'route="/api/v1/conversations/{conversation_id}"' in text and cid not in text
+
+
+def test_readiness_is_503_when_the_database_is_down(env_sqlite: ApiEnv) -> None:
+    from citewall.storage import db
+
+    env = env_sqlite
+    real = env.runtime.engine
+    env.runtime.engine = db.make_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    try:
+        r = env.client.get("/readyz")
+    finally:
+        env.runtime.engine.dispose()
+        env.runtime.engine = real
+    assert r.status_code == 503
+    assert r.json()["checks"]["database"]["ok"] is False
+    assert "127.0.0.1" not in r.text  # the unauthenticated probe does not describe the DB

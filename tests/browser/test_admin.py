@@ -1,0 +1,144 @@
+"""The admin pages in Chromium against a real server: analytics chart, full conversation view,
+card search, retrieval-event filters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import CitewallServer
+from .ui import BrowserTraps, sign_in
+
+
+def api(server: CitewallServer, user: str, method: str, path: str, **kw: Any) -> Any:
+    r = httpx.request(
+        method,
+        server.base_url + path,
+        headers={"Authorization": f"Bearer {server.tokens[user]}"},
+        timeout=60,
+        **kw,
+    )
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.fixture(scope="module")
+def member_turn(demo_server: CitewallServer) -> dict[str, Any]:
+    """A member conversation of two turns, so the admin pages have data to show."""
+    first = api(
+        demo_server,
+        "mia",
+        "POST",
+        "/api/v1/chat",
+        json={"message": "How do I void an unused label?", "conversation_id": None},
+    )
+    api(
+        demo_server,
+        "mia",
+        "POST",
+        "/api/v1/chat",
+        json={"message": "Where do I download invoices?", "conversation_id": first["conversation_id"]},
+    )
+    return dict(first)
+
+
+def test_admin_analytics_renders_its_chart(
+    page: Page,
+    demo_server: CitewallServer,
+    member_turn: dict[str, Any],
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    traps = BrowserTraps().attach(page)
+    sign_in(page, demo_server.base_url, demo_server.tokens["ada"], path="/admin/analytics")
+    expect(page.get_by_role("heading", name="Entry performance")).to_be_visible()
+    chart = page.locator("svg.chart-cards")
+    expect(chart).to_be_visible()
+    bars = chart.locator("g.chart-row")
+    assert bars.count() >= 1
+    # The chart is drawn from the API's rows: same cards, same counts.
+    rows = api(demo_server, "ada", "GET", "/api/v1/admin/analytics/entry-performance?period=day")
+    retrieved: dict[str, int] = {}
+    for r in rows:
+        retrieved[r["card_id"]] = retrieved.get(r["card_id"], 0) + r["times_retrieved"]
+    drawn = chart.locator("g.chart-row").evaluate_all("gs => gs.map(g => g.dataset.card)")
+    busiest = sorted(retrieved.items(), key=lambda kv: (-kv[1], kv[0]))[: len(drawn)]
+    assert {c for c, _ in busiest} >= set(drawn) or len(set(drawn)) == len(drawn)
+    assert set(drawn) <= set(retrieved)
+    widths = [float(w) for w in chart.locator("rect.bar-retrieved[height='11']").evaluate_all(
+        "rs => rs.map(r => r.getAttribute('width'))")]
+    assert max(widths) > 1, "no bar has a length: the chart has no data"
+    for cited in member_turn["sources"]:
+        assert cited["card_id"] in retrieved
+    expect(page.locator("svg.chart-trend circle.dot-cite").first).to_be_attached()
+    expect(page.locator("table.performance-table tbody tr")).to_have_count(len(rows))
+    screenshot(page, "admin-analytics")
+    page.get_by_label("Period").select_option("all")
+    expect(page.locator("svg.chart-trend")).to_have_attribute("data-periods", "1")
+    assert traps.csp_violations == [] and traps.page_errors == []
+
+
+def test_admin_conversation_view_shows_markers_and_every_source(
+    page: Page,
+    demo_server: CitewallServer,
+    member_turn: dict[str, Any],
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    conv_id = member_turn["conversation_id"]
+    stored = api(demo_server, "ada", "GET", f"/api/v1/admin/conversations/{conv_id}")
+    sign_in(page, demo_server.base_url, demo_server.tokens["ada"], path="/admin/conversations")
+    page.locator(f"a[href='/admin/conversations/{conv_id}']").click()
+    expect(page).to_have_url(re.compile(f"/admin/conversations/{conv_id}$"))
+    answers = page.locator("[data-testid=admin-answer]")
+    expect(answers).to_have_count(2)
+    assistant = [m for m in stored["messages"] if m["role"] == "assistant"]
+    for shown, message in zip(answers.all_inner_texts(), assistant, strict=True):
+        for marker in re.findall(r"\[\d+\]", message["content"]):
+            assert marker in shown, f"marker {marker} hidden from the admin"
+    # Every stored source is listed, internal ones marked as such.
+    tables = page.locator("table.sources-table")
+    for i, message in enumerate(assistant):
+        rows = tables.nth(i).locator("tbody tr")
+        expect(rows).to_have_count(len(message["sources"]))
+        kinds = rows.locator(".badge").all_inner_texts()
+        expected = ["external" if s.get("source_url") else "internal" for s in message["sources"]]
+        assert kinds == expected
+    expect(page.locator("table.events-table tbody tr")).to_have_count(len(stored["retrieval_events"]))
+    screenshot(page, "admin-conversation")
+
+
+def test_admin_cards_search_and_event_filters(
+    page: Page, demo_server: CitewallServer, member_turn: dict[str, Any]
+) -> None:
+    sign_in(page, demo_server.base_url, demo_server.tokens["ada"], path="/admin/cards")
+    page.get_by_label("Kind").select_option("internal")
+    expect(page.locator("table.cards-table tbody tr").first).to_be_visible()
+    assert set(page.locator("table.cards-table .badge").all_inner_texts()) == {"internal"}
+    page.get_by_label("Kind").select_option("all")
+    page.get_by_label("Search").fill("label")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("table.cards-table tbody tr").first).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    for title, card_id in zip(
+        page.locator("table.cards-table tbody td:nth-child(1)").all_inner_texts(),
+        page.locator("table.cards-table tbody td:nth-child(2)").all_inner_texts(),
+        strict=True,
+    ):
+        assert "label" in (title + card_id).lower()
+
+    page.get_by_role("link", name="Retrieval events").click()
+    expect(page.locator("table.events-table tbody tr").first).to_be_visible()
+    page.get_by_label("Path").select_option("full")
+    page.wait_for_load_state("networkidle")
+    paths = set(page.locator("table.events-table tbody td:nth-child(8)").all_inner_texts())
+    assert paths == {"full"}
+    card = member_turn["sources"][0]["card_id"]
+    page.get_by_label("Card id").fill(card)
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("table.events-table tbody td:nth-child(2)").first).to_have_text(card)
+    assert set(page.locator("table.events-table tbody td:nth-child(2)").all_inner_texts()) == {card}

@@ -1,0 +1,161 @@
+"""What a person does in the citewall UI, as small functions over a Playwright page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+ANSWER_TIMEOUT_MS = 60_000
+
+#: Records, while an answer streams in, each distinct text the answer shows (runs before the
+#: app; injected by the browser, not the page, so the page's CSP does not apply to it).
+STREAM_RECORDER = """
+(() => {
+  window.__streamSamples = [];
+  const sample = () => {
+    const el = document.querySelector(
+      'li.turn-assistant[aria-busy="true"] [data-testid="answer"] .markdown');
+    if (!el) return;
+    const text = el.textContent || "";
+    const s = window.__streamSamples;
+    if (text && s[s.length - 1] !== text) s.push(text);
+  };
+  new MutationObserver(sample).observe(document, {
+    subtree: true, childList: true, characterData: true });
+})();
+"""
+
+#: Keeps a copy of every chat stream the app reads (a tee of the fetch body), with the arrival
+#: time of each chunk: what the server really sent, and whether it came in pieces.
+SSE_RECORDER = """
+(() => {
+  const original = window.fetch;
+  window.__sse = [];
+  window.fetch = async function (input, init) {
+    const response = await original.call(this, input, init);
+    const url = typeof input === "string" ? input : input.url;
+    if (!url.includes("/api/v1/chat/stream") || !response.body) return response;
+    const [mine, theirs] = response.body.tee();
+    const record = { chunks: [], done: false };
+    window.__sse.push(record);
+    (async () => {
+      const reader = theirs.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        record.chunks.push({ t: performance.now(), text: value });
+      }
+      record.done = true;
+    })();
+    return new Response(mine, {
+      status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+})();
+"""
+
+#: Traps for script execution: any dialog, and a global flag hostile payloads try to set.
+PWNED_PROBE = "() => typeof window.__pwned === 'undefined' ? null : String(window.__pwned)"
+
+
+@dataclass
+class BrowserTraps:
+    """Dialogs and console CSP reports seen by a page."""
+
+    dialogs: list[str] = field(default_factory=list)
+    csp_violations: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> BrowserTraps:
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(f"{dialog.type}: {dialog.message}")
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.on(
+            "console",
+            lambda msg: self.csp_violations.append(msg.text)
+            if "Content Security Policy" in msg.text
+            else None,
+        )
+        page.on("pageerror", lambda err: self.page_errors.append(str(err)))
+        return self
+
+
+def sign_in(page: Page, base_url: str, token: str, path: str = "/") -> None:
+    """Open ``path`` and sign in with ``token`` through the form."""
+    page.goto(base_url + path)
+    page.get_by_label("Access token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+
+
+def install_recorders(context: BrowserContext) -> None:
+    """Record chat streams and streamed answer text in every page of ``context``."""
+    context.add_init_script(SSE_RECORDER)
+    context.add_init_script(STREAM_RECORDER)
+
+
+@dataclass
+class AskResult:
+    answer_text: str
+    #: The SSE body the app received, and how many network chunks it came in.
+    stream_body: str
+    stream_chunks: int
+    turn_index: int
+
+
+def ask(page: Page, question: str) -> AskResult:
+    """Type ``question``, send it with Enter, wait for the answer to finish streaming.
+
+    The page's context must have ``install_recorders`` applied.
+    """
+    before = page.locator("li.turn-assistant").count()
+    streams = int(page.evaluate("window.__sse.length"))
+    box = page.get_by_label("Your question")
+    box.fill(question)
+    box.press("Enter")
+    turn = page.locator("li.turn-assistant").nth(before)
+    expect(turn).to_have_attribute("aria-busy", "false", timeout=ANSWER_TIMEOUT_MS)
+    assert turn.locator(".error").count() == 0, turn.locator(".error").inner_text()
+    page.wait_for_function(f"window.__sse.length > {streams} && window.__sse[{streams}].done")
+    chunks = page.evaluate(f"window.__sse[{streams}].chunks.map(c => c.text)")
+    return AskResult(
+        turn.locator("[data-testid=answer]").inner_text(), "".join(chunks), len(chunks), before
+    )
+
+
+def sse_events(body: str) -> list[tuple[str, str]]:
+    """(event, data) pairs of an SSE body, for checking what the server actually sent."""
+    out = []
+    for block in body.replace("\r\n", "\n").split("\n\n"):
+        name, data = "message", []
+        for line in block.split("\n"):
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+        if data:
+            out.append((name, "\n".join(data)))
+    return out
+
+
+def anchors(page: Page, scope: str = "body") -> list[dict[str, str | None]]:
+    """Every `<a>` under ``scope``: raw href attribute, resolved href, target, rel, text."""
+    return page.eval_on_selector_all(
+        f"{scope} a",
+        """els => els.map(a => ({
+            attr: a.getAttribute('href'), href: a.href, target: a.getAttribute('target'),
+            rel: a.getAttribute('rel'), text: a.textContent }))""",
+    )
+
+
+def normalised(url: str, page: Page) -> str:
+    """``url`` as the browser's URL parser writes it (what `a.href` reports)."""
+    return str(page.evaluate("u => new URL(u).href", url))
+
+
+def is_http(url: str | None) -> bool:
+    return bool(url) and urlsplit(url or "").scheme in {"http", "https"}

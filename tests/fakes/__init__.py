@@ -1,0 +1,1 @@
+"""Test doubles for true outer boundaries only (a remote LLM)."""

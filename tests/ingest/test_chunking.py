@@ -1,0 +1,24 @@
+"""Chunking: ids ``<card>#<n>``, parent = card id, at most ``max_words`` words, title indexed."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citewall.ingest.card import Card
+from citewall.ingest.chunking import chunk_card, index_text
+
+_WORD = st.text("abcdefghij", min_size=1, max_size=8)
+_PARA = st.lists(_WORD, min_size=1, max_size=60).map(" ".join)
+
+
+@given(st.lists(_PARA, min_size=1, max_size=8), st.integers(min_value=20, max_value=70))
+def test_chunks_cover_body_in_order_within_limit(paras: list[str], max_words: int) -> None:
+    card = Card(id="c-1", title="Title here", body="\n\n".join(paras))
+    chunks = chunk_card(card, max_words)
+    assert [c.chunk_id for c in chunks] == [f"c-1#{n}" for n in range(len(chunks))]
+    assert all(c.parent_id == "c-1" for c in chunks)
+    assert all(len(c.text.split()) <= max_words for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == card.body.split()
+    assert all(index_text(c).startswith("Title here\n") for c in chunks)
+    assert chunks[0].metadata["card"] == card.full_metadata()

@@ -1,0 +1,49 @@
+"""Property tests for ``url_problem``: whatever it accepts is a plain, credential-free http(s) URL."""
+
+from __future__ import annotations
+
+import unicodedata
+from urllib.parse import urlsplit
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citewall.ingest.urls import is_safe_url, url_problem
+
+_ALPHABET = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_PIECES = st.sampled_from(
+    ["http://", "https://", "HTTP://", "javascript:", "//", "@", ":", "\\", " ", "\t", "\n",
+     "\x00", "\u200b", "user:pw@", "example.com", "/path", "?q=1", "#f", ":80", "[::1]", "%20"]
+)
+_URLS = st.one_of(
+    st.text(_ALPHABET, max_size=40),
+    st.lists(st.one_of(_PIECES, st.text(_ALPHABET, max_size=6)), max_size=8).map("".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_URLS)
+def test_accepted_urls_are_http_with_host_and_nothing_unsafe(url: str) -> None:
+    if url_problem(url) is not None:
+        assert not is_safe_url(url)
+        return
+    parts = urlsplit(url)
+    assert parts.scheme.lower() in {"http", "https"}
+    assert url.lower().startswith(("http://", "https://"))
+    assert parts.hostname
+    assert parts.username is None and parts.password is None and "@" not in parts.netloc
+    assert "\\" not in url
+    assert not any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url)
+
+
+@given(st.sampled_from(["http", "https"]), st.from_regex(r"[a-z][a-z0-9-]{0,20}\.[a-z]{2,6}",
+                                                       fullmatch=True))
+def test_ordinary_urls_are_accepted(scheme: str, host: str) -> None:
+    assert url_problem(f"{scheme}://{host}/docs/page?x=1#top") is None
+
+
+def test_named_rejections() -> None:
+    assert url_problem("javascript:alert(1)") == "scheme 'javascript' is not http or https"
+    assert url_problem("https://a:b@example.com") == "contains credentials"
+    assert url_problem("https://example.com/a b") == "contains whitespace"
+    assert url_problem(None) == "not a string"

@@ -1,0 +1,1 @@
+"""Storage tests (a package so module names do not clash with tests/cli)."""

@@ -1,0 +1,148 @@
+"""Migrations: up from empty and down to base on SQLite and PostgreSQL; schema == models."""
+
+from __future__ import annotations
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, text
+
+from citewall.errors import ConfigError, StorageError
+from citewall.storage.db import (
+    check_database,
+    current_revision,
+    downgrade,
+    head_revision,
+    make_engine,
+    migrate,
+    open_database,
+)
+from citewall.storage.models import Base
+
+TABLES = {"users", "api_tokens", "conversations", "messages", "retrieval_events", "cards"}
+
+
+def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: str) -> None:
+    engine = make_engine(fresh_database_url)
+    try:
+        assert current_revision(engine) is None
+        assert not set(inspect(engine).get_table_names()) & TABLES
+
+        migrate(fresh_database_url)
+        assert current_revision(engine) == head_revision() == "0001"
+        assert set(inspect(engine).get_table_names()) >= TABLES
+        migrate(engine)  # idempotent
+        assert current_revision(engine) == "0001"
+
+        downgrade(engine)
+        assert current_revision(engine) is None
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+        if engine.dialect.name == "sqlite":
+            with engine.connect() as conn:
+                leftovers = conn.execute(
+                    text("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+                ).all()
+            assert {r[0] for r in leftovers} <= {"alembic_version"}
+
+        migrate(engine)
+        assert current_revision(engine) == "0001"
+    finally:
+        engine.dispose()
+
+
+def test_migrated_schema_matches_the_models(fresh_database_url: str) -> None:
+    """Alembic's autogenerate sees no difference between the migration and the ORM models."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine)
+        with engine.connect() as conn:
+            ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+            diff = compare_metadata(ctx, Base.metadata)
+        assert diff == []
+    finally:
+        engine.dispose()
+
+
+def test_json_columns_are_jsonb_on_postgresql(fresh_database_url: str) -> None:
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine)
+        columns = {c["name"]: c for c in inspect(engine).get_columns("messages")}
+        type_name = type(columns["sources"]["type"]).__name__
+        if engine.dialect.name == "postgresql":
+            assert type_name == "JSONB"
+            tz = {c["name"]: c for c in inspect(engine).get_columns("users")}["created_at"]
+            assert tz["type"].timezone is True
+        else:
+            assert type_name == "JSON"
+    finally:
+        engine.dispose()
+
+
+def test_open_database_migrates_and_names_the_database(fresh_database_url: str) -> None:
+    db = open_database(fresh_database_url)
+    try:
+        assert current_revision(db.engine) == head_revision()
+    finally:
+        db.dispose()
+
+
+def test_unreachable_postgresql_is_a_one_line_storage_error() -> None:
+    engine = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/nowhere")
+    with pytest.raises(StorageError) as info:
+        check_database(engine)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "127.0.0.1:1" in message and "nowhere" in message
+    with pytest.raises(StorageError, match=r"127\.0\.0\.1:1"):
+        migrate(engine)
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("not a url", "invalid database URL"),
+        ("postgresql+psycopg://u@host:port/db", "invalid database URL"),
+        ("mysql://u@h/db", "unsupported database 'mysql'"),
+    ],
+)
+def test_malformed_urls_are_config_errors(url: str, fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        make_engine(url)
+
+
+def test_password_never_appears_in_errors() -> None:
+    with pytest.raises(ConfigError) as info:
+        make_engine("postgresql+psycopg://bob:s3cret@host:xx/db")
+    assert "s3cret" not in str(info.value)
+    engine = make_engine("postgresql+psycopg://bob:s3cret@127.0.0.1:1/db")
+    with pytest.raises(StorageError) as info2:
+        check_database(engine)
+    assert "s3cret" not in str(info2.value)
+
+
+def test_sqlite_creates_parent_dir_and_enables_wal_and_foreign_keys(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "a" / "b" / "citewall.db"
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert path.exists()
+    finally:
+        engine.dispose()
+
+
+def test_concurrent_migrators_do_not_collide(fresh_database_url: str) -> None:
+    """Several workers starting at once: one migrates, the others wait and find it done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(lambda _: migrate(fresh_database_url), range(3)))
+    engine = make_engine(fresh_database_url)
+    try:
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()

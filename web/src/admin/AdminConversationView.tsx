@@ -1,0 +1,145 @@
+/**
+ * One conversation as stored (admin): answers with their `[n]` markers, every source the
+ * pipeline kept (internal ones marked), and the turn's retrieval events.
+ */
+import type { ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import type { AdminMessage, StoredSource } from "../api/types";
+import { JsonText } from "../components/JsonText";
+import { LoadState } from "../components/LoadState";
+import { formatDate, formatNumber } from "../components/format";
+import { useLoad } from "../components/useLoad";
+import { SafeMarkdown } from "../markdown/SafeMarkdown";
+import { safeHttpUrl } from "../security/safeUrl";
+import { EventsTable } from "./EventsTable";
+
+export function AdminConversationView(props: { client: ApiClient; id: string }): ReactNode {
+  const state = useLoad(() => props.client.adminConversation(props.id), [props.client, props.id]);
+  return (
+    <section className="admin-page">
+      <LoadState state={state} what="the conversation">
+        {(conv) => (
+          <>
+            <h1>{conv.title || "Untitled conversation"}</h1>
+            <p className="muted">
+              user <code>{conv.user_id}</code> · started {formatDate(conv.created_at)}
+            </p>
+            <ol className="turns admin-turns">
+              {conv.messages.map((m) => (
+                <AdminTurn key={m.id} message={m} />
+              ))}
+            </ol>
+            {conv.retrieval_events && conv.retrieval_events.length > 0 && (
+              <section aria-labelledby="conv-events">
+                <h2 id="conv-events">Retrieval events</h2>
+                <EventsTable events={conv.retrieval_events} />
+              </section>
+            )}
+          </>
+        )}
+      </LoadState>
+    </section>
+  );
+}
+
+function AdminTurn(props: { message: AdminMessage }): ReactNode {
+  const m = props.message;
+  if (m.role === "user") {
+    return (
+      <li className="turn turn-user">
+        <h2 className="visually-hidden">Question</h2>
+        <p className="question">{m.content}</p>
+      </li>
+    );
+  }
+  const sources = m.sources ?? [];
+  return (
+    <li className="turn turn-assistant">
+      <h2 className="visually-hidden">Answer</h2>
+      <p className="muted">
+        path: <code>{m.hybrid_path ?? "none"}</code>
+        {m.generator ? (
+          <>
+            {" "}
+            · generator <code>{m.generator}</code>
+          </>
+        ) : null}{" "}
+        · {formatDate(m.created_at)}
+      </p>
+      <div className="answer" data-testid="admin-answer">
+        <SafeMarkdown source={m.content} stripCitationMarkers={false} />
+      </div>
+      <details className="raw">
+        <summary>Stored text</summary>
+        <pre>{m.content}</pre>
+      </details>
+      {sources.length > 0 ? (
+        <SourcesTable sources={sources} />
+      ) : (
+        <p className="muted">No sources.</p>
+      )}
+    </li>
+  );
+}
+
+function SourcesTable(props: { sources: StoredSource[] }): ReactNode {
+  return (
+    <div className="table-wrap">
+      <table className="sources-table">
+        <caption>Sources as stored</caption>
+        <thead>
+          <tr>
+            <th scope="col">[n]</th>
+            <th scope="col">Card</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Link</th>
+            <th scope="col">Licence</th>
+            <th scope="col">Score</th>
+            <th scope="col">Attributed</th>
+            <th scope="col">Span</th>
+            <th scope="col">Metadata</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.sources.map((s, i) => {
+            const href = safeHttpUrl(s.source_url);
+            return (
+              <tr key={`${s.card_id}-${i}`} className={href ? "external" : "internal"}>
+                <td className="num">{s.n ?? "—"}</td>
+                <td>
+                  <strong>{s.title || "—"}</strong>
+                  <br />
+                  <code>{s.card_id}</code>
+                </td>
+                <td>
+                  {href ? (
+                    <span className="badge badge-external">external</span>
+                  ) : (
+                    <span className="badge badge-internal">internal</span>
+                  )}
+                </td>
+                <td>
+                  {href ? (
+                    <a href={href} target="_blank" rel="noopener noreferrer">
+                      {new URL(href).host}
+                    </a>
+                  ) : (
+                    <span className="muted">internal</span>
+                  )}
+                </td>
+                <td>{s.source_license || "—"}</td>
+                <td className="num">{formatNumber(s.retrieved_score, 1)}</td>
+                <td>{s.attributed === true ? "yes" : s.attributed === false ? "no" : "—"}</td>
+                <td className="span-cell">{s.span || s.text || "—"}</td>
+                <td>
+                  <JsonText value={s.metadata} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

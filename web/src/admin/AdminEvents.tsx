@@ -1,0 +1,96 @@
+/** The retrieval-event browser (admin): filter by path, card and period, page through rows. */
+import { useState, type FormEvent, type ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import { LoadState } from "../components/LoadState";
+import { Pager } from "../components/Pager";
+import { useLoad } from "../components/useLoad";
+import { EventsTable } from "./EventsTable";
+
+const PAGE = 50;
+type Window = "all" | "day" | "week" | "month";
+const WINDOW_MS: Record<Exclude<Window, "all">, number> = {
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+  month: 30 * 86_400_000,
+};
+
+/** The `since` bound for a look-back window ending now (ISO 8601, UTC). */
+export function sinceFor(window: Window, now: Date = new Date()): string | undefined {
+  return window === "all" ? undefined : new Date(now.getTime() - WINDOW_MS[window]).toISOString();
+}
+
+export function AdminEvents(props: { client: ApiClient }): ReactNode {
+  const [cardDraft, setCardDraft] = useState("");
+  const [cardId, setCardId] = useState("");
+  const [path, setPath] = useState("");
+  const [lookback, setLookback] = useState<Window>("all");
+  const [offset, setOffset] = useState(0);
+  const state = useLoad(
+    () =>
+      props.client.retrievalEvents({
+        card_id: cardId || undefined,
+        hybrid_path: path || undefined,
+        since: sinceFor(lookback),
+        limit: PAGE,
+        offset,
+      }),
+    [props.client, cardId, path, lookback, offset],
+  );
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    setOffset(0);
+    setCardId(cardDraft.trim());
+  };
+  return (
+    <section className="admin-page">
+      <h1>Retrieval events</h1>
+      <form className="filters" onSubmit={submit}>
+        <label htmlFor="ev-card">Card id</label>
+        <input id="ev-card" value={cardDraft} onChange={(e) => setCardDraft(e.target.value)} />
+        <label htmlFor="ev-path">Path</label>
+        <select
+          id="ev-path"
+          value={path}
+          onChange={(e) => {
+            setOffset(0);
+            setPath(e.target.value);
+          }}
+        >
+          <option value="">Any</option>
+          <option value="full">full</option>
+          <option value="rrf_only">rrf_only</option>
+          <option value="dense_only">dense_only</option>
+          <option value="none">none (nothing retrieved)</option>
+        </select>
+        <label htmlFor="ev-window">Period</label>
+        <select
+          id="ev-window"
+          value={lookback}
+          onChange={(e) => {
+            setOffset(0);
+            setLookback(e.target.value as Window);
+          }}
+        >
+          <option value="all">All time</option>
+          <option value="day">Last 24 hours</option>
+          <option value="week">Last 7 days</option>
+          <option value="month">Last 30 days</option>
+        </select>
+        <button type="submit">Apply</button>
+      </form>
+      <LoadState state={state} what="retrieval events">
+        {(events) => (
+          <>
+            {events.length === 0 ? (
+              <p className="muted">No events match.</p>
+            ) : (
+              <EventsTable events={events} />
+            )}
+            <Pager offset={offset} pageSize={PAGE} total={null} shown={events.length} onChange={setOffset} />
+          </>
+        )}
+      </LoadState>
+    </section>
+  );
+}

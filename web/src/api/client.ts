@@ -1,0 +1,186 @@
+/**
+ * The typed HTTP client for `/api/v1`. Every request carries the session's bearer token; an
+ * error response becomes an `ApiError` with the server's `detail` text and status.
+ */
+import { SseParser } from "./sse";
+import type {
+  AdminConversation,
+  AdminConversationSummary,
+  CardPage,
+  ChatRequest,
+  ChatResponse,
+  Conversation,
+  ConversationSummary,
+  EntryPerformance,
+  Me,
+  Period,
+  RetrievalEvent,
+  RetrievalEventFilter,
+  StreamEvent,
+} from "./types";
+
+const BASE = "/api/v1";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** Turn a FastAPI error body (`{"detail": str | [{msg}]}`) into one readable line. */
+export function errorDetail(body: unknown, status: number): string {
+  if (body && typeof body === "object" && "detail" in body) {
+    const detail = (body as { detail: unknown }).detail;
+    if (typeof detail === "string") return detail;
+    if (Array.isArray(detail)) {
+      return detail
+        .map((d) => (d && typeof d === "object" && "msg" in d ? String(d.msg) : String(d)))
+        .join("; ");
+    }
+  }
+  return `request failed (HTTP ${status})`;
+}
+
+function query(params: Record<string, string | number | boolean | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+export class ApiClient {
+  constructor(private readonly token: string) {}
+
+  private headers(json: boolean): HeadersInit {
+    const h: Record<string, string> = { Authorization: `Bearer ${this.token}` };
+    if (json) h["Content-Type"] = "application/json";
+    return h;
+  }
+
+  private async request<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const response = await fetch(BASE + path, {
+      ...init,
+      headers: this.headers(init.body !== undefined),
+      credentials: "omit",
+    });
+    if (!response.ok) {
+      const body: unknown = await response.json().catch(() => null);
+      throw new ApiError(response.status, errorDetail(body, response.status));
+    }
+    return (await response.json()) as T;
+  }
+
+  me(): Promise<Me> {
+    return this.request<Me>("/me");
+  }
+
+  conversations(): Promise<ConversationSummary[]> {
+    return this.request<ConversationSummary[]>("/conversations");
+  }
+
+  conversation(id: string): Promise<Conversation> {
+    return this.request<Conversation>(`/conversations/${encodeURIComponent(id)}`);
+  }
+
+  chat(body: ChatRequest): Promise<ChatResponse> {
+    return this.request<ChatResponse>("/chat", { method: "POST", body: JSON.stringify(body) });
+  }
+
+  /**
+   * POST /chat/stream and call `onEvent` for each event as it arrives. Resolves when the
+   * stream ends; rejects with ApiError when the request itself is refused.
+   */
+  async chatStream(
+    body: ChatRequest,
+    onEvent: (event: StreamEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const response = await fetch(`${BASE}/chat/stream`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { ...this.headers(true), Accept: "text/event-stream" },
+      credentials: "omit",
+      signal,
+    });
+    if (!response.ok || !response.body) {
+      const data: unknown = await response.json().catch(() => null);
+      throw new ApiError(response.status, errorDetail(data, response.status));
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const parser = new SseParser();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const raw of parser.push(value)) {
+        const event = toStreamEvent(raw.event, raw.data);
+        if (event) onEvent(event);
+      }
+    }
+    parser.finish();
+  }
+
+  // -- admin ----------------------------------------------------------------------------------
+
+  adminConversations(): Promise<AdminConversationSummary[]> {
+    return this.request<AdminConversationSummary[]>("/admin/conversations");
+  }
+
+  adminConversation(id: string): Promise<AdminConversation> {
+    return this.request<AdminConversation>(`/admin/conversations/${encodeURIComponent(id)}`);
+  }
+
+  adminCards(params: {
+    q?: string;
+    external?: boolean | null;
+    limit?: number;
+    offset?: number;
+  }): Promise<CardPage> {
+    return this.request<CardPage>(`/admin/cards${query(params)}`);
+  }
+
+  entryPerformance(period: Period): Promise<EntryPerformance[]> {
+    return this.request<EntryPerformance[]>(
+      `/admin/analytics/entry-performance${query({ period })}`,
+    );
+  }
+
+  retrievalEvents(filter: RetrievalEventFilter): Promise<RetrievalEvent[]> {
+    return this.request<RetrievalEvent[]>(
+      `/admin/analytics/retrieval-events${query({ ...filter })}`,
+    );
+  }
+}
+
+/** Decode one raw SSE event into a typed StreamEvent; unknown or malformed events are skipped. */
+export function toStreamEvent(name: string, data: string): StreamEvent | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object") return null;
+  const obj = parsed as Record<string, unknown>;
+  switch (name) {
+    case "meta":
+      return typeof obj.conversation_id === "string"
+        ? { event: "meta", data: { conversation_id: obj.conversation_id } }
+        : null;
+    case "token":
+      return typeof obj.delta === "string" ? { event: "token", data: { delta: obj.delta } } : null;
+    case "final":
+      return typeof obj.answer === "string"
+        ? { event: "final", data: parsed as ChatResponse }
+        : null;
+    case "error":
+      return { event: "error", data: { detail: String(obj.detail ?? "the answer failed") } };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Wire types of the citewall HTTP API (`/api/v1`), in one place. They mirror the server's
+ * `*Public` schemas; when the server changes a shape, this file and `client.ts` change with it.
+ */
+
+export type Role = "member" | "admin";
+
+/** What actually ran for a turn's retrieval; `null` when nothing was retrieved. */
+export type HybridPath = "full" | "rrf_only" | "dense_only" | null;
+
+export interface Me {
+  name: string;
+  role: Role;
+}
+
+/** A source as a member sees it: external cards only, metadata already allowlisted. */
+export interface Source {
+  card_id: string;
+  title: string;
+  url: string;
+  license?: string | null;
+  /** 0-100, set only when the answer was reranked (`hybrid_path === "full"`). */
+  retrieved_score?: number | null;
+  excerpt?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface ChatRequest {
+  message: string;
+  conversation_id: string | null;
+}
+
+export interface ChatResponse {
+  conversation_id: string;
+  message_id: string;
+  answer: string;
+  sources: Source[];
+  hybrid_path: HybridPath;
+  created_at: string;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+  message_count: number;
+}
+
+export interface Message {
+  id: string;
+  role: "user" | "assistant";
+  content: string;
+  sources?: Source[] | null;
+  hybrid_path?: HybridPath;
+  created_at: string;
+}
+
+export interface Conversation {
+  id: string;
+  title: string | null;
+  created_at: string;
+  messages: Message[];
+}
+
+// -- stream events (POST /chat/stream) --------------------------------------------------------
+
+export type StreamEvent =
+  | { event: "meta"; data: { conversation_id: string } }
+  | { event: "token"; data: { delta: string } }
+  | { event: "final"; data: ChatResponse }
+  | { event: "error"; data: { detail: string } };
+
+// -- admin ------------------------------------------------------------------------------------
+
+export interface AdminConversationSummary extends ConversationSummary {
+  user_id: string;
+}
+
+/** A stored source exactly as the pipeline produced it (internal cards included). */
+export interface StoredSource {
+  n?: number | null;
+  card_id: string;
+  title?: string | null;
+  text?: string | null;
+  span?: string | null;
+  source_url?: string | null;
+  source_license?: string | null;
+  retrieved_score?: number | null;
+  attributed?: boolean | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface AdminMessage {
+  id: string;
+  seq?: number;
+  role: "user" | "assistant";
+  content: string;
+  sources?: StoredSource[] | null;
+  hybrid_path?: HybridPath;
+  created_at: string;
+  timings?: Record<string, unknown> | null;
+  generator?: string | null;
+  dropped_markers?: unknown;
+}
+
+export interface AdminConversation {
+  id: string;
+  user_id: string;
+  title: string | null;
+  created_at: string;
+  updated_at?: string;
+  messages: AdminMessage[];
+  retrieval_events?: RetrievalEvent[] | null;
+}
+
+/** A catalogue card (admin): internal cards included, with body and every metadata key. */
+export interface Card {
+  id: string;
+  title: string;
+  url?: string | null;
+  license?: string | null;
+  external: boolean;
+  body?: string | null;
+  metadata?: Record<string, unknown> | null;
+  /** Other catalogue columns (content hash, ingest version, timestamps). */
+  extra?: Record<string, unknown> | null;
+}
+
+export interface CardPage {
+  cards: Card[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export type Period = "day" | "week" | "month" | "all";
+
+export interface EntryPerformance {
+  card_id: string;
+  period_start: string | null;
+  times_retrieved: number;
+  times_cited: number;
+  cite_rate: number | null;
+  mean_rank: number | null;
+  last_cited: string | null;
+  is_external: boolean;
+}
+
+export interface RetrievalEvent {
+  id?: number | string;
+  message_id?: string | null;
+  conversation_id?: string | null;
+  card_id: string;
+  final_rank?: number | null;
+  dense_rank?: number | null;
+  dense_score?: number | null;
+  bm25_rank?: number | null;
+  bm25_score?: number | null;
+  rrf_rank?: number | null;
+  rrf_score?: number | null;
+  rerank_rank?: number | null;
+  /** The cross-encoder's raw logit (the member-facing score is 100 * sigmoid of it). */
+  rerank_logit?: number | null;
+  hybrid_path?: HybridPath;
+  cited?: boolean | null;
+  is_external?: boolean | null;
+  created_at?: string | null;
+}
+
+export interface RetrievalEventFilter {
+  card_id?: string;
+  hybrid_path?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  offset?: number;
+}

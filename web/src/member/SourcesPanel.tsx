@@ -1,0 +1,78 @@
+/**
+ * The answer's sources as chips. Only external sources with a URL that passes `safeHttpUrl`
+ * are shown (the server already filters; this is the second lock). A chip opens the source's
+ * popover; one popover is open at a time per answer.
+ */
+import { useId, useRef, useState, type ReactNode } from "react";
+
+import type { HybridPath, Source } from "../api/types";
+import { safeHttpUrl } from "../security/safeUrl";
+import { SourcePopover } from "./SourcePopover";
+
+export interface ShownSource {
+  source: Source;
+  href: string;
+}
+
+/** The sources a member may see as links: those whose URL survives `safeHttpUrl`. */
+export function linkableSources(sources: readonly Source[]): ShownSource[] {
+  const out: ShownSource[] = [];
+  for (const source of sources) {
+    const href = safeHttpUrl(source.url);
+    if (href) out.push({ source, href });
+  }
+  return out;
+}
+
+export function SourcesPanel(props: { sources: Source[]; hybridPath: HybridPath }): ReactNode {
+  const shown = linkableSources(props.sources);
+  const [open, setOpen] = useState<number | null>(null);
+  const chips = useRef<(HTMLButtonElement | null)[]>([]);
+  const baseId = useId();
+  if (shown.length === 0) {
+    return <p className="sources-none muted">No public sources for this answer.</p>;
+  }
+  const close = (returnFocus: boolean): void => {
+    const index = open;
+    setOpen(null);
+    if (returnFocus && index !== null) chips.current[index]?.focus();
+  };
+  const current = open !== null ? shown[open] : undefined;
+  return (
+    <section className="sources" aria-label="Sources">
+      <h3 className="sources-heading">Sources</h3>
+      <ul className="chips">
+        {shown.map((s, i) => (
+          <li key={`${s.source.card_id}-${i}`}>
+            <button
+              type="button"
+              className="chip"
+              ref={(el) => {
+                chips.current[i] = el;
+              }}
+              aria-haspopup="dialog"
+              aria-expanded={open === i}
+              aria-controls={open === i ? `${baseId}-popover` : undefined}
+              onClick={() => setOpen(open === i ? null : i)}
+            >
+              <span className="chip-number" aria-hidden="true">
+                {i + 1}
+              </span>
+              <span className="chip-title">{s.source.title || s.source.card_id}</span>
+              <span className="visually-hidden">: show source details</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {current && (
+        <SourcePopover
+          id={`${baseId}-popover`}
+          source={current.source}
+          href={current.href}
+          hybridPath={props.hybridPath}
+          onClose={close}
+        />
+      )}
+    </section>
+  );
+}

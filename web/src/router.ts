@@ -1,0 +1,51 @@
+/**
+ * A minimal history-API router. The server answers every non-API path with index.html, so
+ * a reload of /c/<id> or /admin/analytics lands back on the same view.
+ */
+import { useEffect, useState } from "react";
+
+export type Route =
+  | { name: "chat"; conversationId: string | null }
+  | { name: "admin-conversations" }
+  | { name: "admin-conversation"; id: string }
+  | { name: "admin-cards" }
+  | { name: "admin-analytics" }
+  | { name: "admin-events" }
+  | { name: "not-found" };
+
+/** Map a pathname to a route. */
+export function parseRoute(pathname: string): Route {
+  const parts = pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts.length === 0) return { name: "chat", conversationId: null };
+  if (parts[0] === "c" && parts.length === 2 && parts[1]) {
+    return { name: "chat", conversationId: parts[1] };
+  }
+  if (parts[0] === "admin") {
+    if (parts.length === 1 || parts[1] === "conversations") {
+      if (parts.length === 3 && parts[2]) return { name: "admin-conversation", id: parts[2] };
+      if (parts.length <= 2) return { name: "admin-conversations" };
+    }
+    if (parts.length === 2 && parts[1] === "cards") return { name: "admin-cards" };
+    if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
+    if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
+  }
+  return { name: "not-found" };
+}
+
+/** Push `path` and notify the app. */
+export function navigate(path: string, replace = false): void {
+  if (window.location.pathname === path) return;
+  if (replace) window.history.replaceState(null, "", path);
+  else window.history.pushState(null, "", path);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState<Route>(() => parseRoute(window.location.pathname));
+  useEffect(() => {
+    const onPop = (): void => setRoute(parseRoute(window.location.pathname));
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+  return route;
+}
