@@ -48,14 +48,17 @@ class Settings(BaseSettings):
     rerank_top_n: int = Field(default=20, ge=1, le=200)
     rerank_budget_ms: int = Field(default=1500, ge=1)
     reranker_bf16: bool = Field(
-        default=True, description="CPU bfloat16 autocast for the cross-encoder (docs/retrieval.md)."
+        default=False,
+        description="CPU bfloat16 autocast for the cross-encoder; only faster on CPUs with "
+        "native bf16 (AVX512_BF16/AMX), 3x slower without (docs/retrieval.md).",
     )
     torch_threads: int | None = Field(default=None, ge=1, le=256)
 
     # -- retrieval -----------------------------------------------------------------------------
     dense_top_k: int = Field(default=40, ge=1, le=1000)
     bm25_top_k: int = Field(default=40, ge=1, le=1000)
-    rrf_k: int = Field(default=60, ge=1)
+    # Tuned on kb/eval/questions.dev.jsonl by `citewall eval retrieval` (docs/retrieval.md).
+    rrf_k: int = Field(default=10, ge=1)
     rrf_dense_weight: float = Field(default=1.0, ge=0.0)
     rrf_bm25_weight: float = Field(default=1.0, ge=0.0)
     context_k: int = Field(default=5, ge=1, le=50, description="Cards given to the generator.")

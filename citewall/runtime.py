@@ -6,7 +6,7 @@ seconds); request handlers borrow them from the ``Runtime`` and never build thei
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -29,7 +29,6 @@ class Runtime:
     embedder: Any
     retriever: Any
     generator: Any
-    extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, embedder: Any = None) -> Runtime:

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from citewall import __version__
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import SecurityHeadersMiddleware
-from citewall.api.limits import SlidingWindowLimiter
+from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.routes import admin, chat, conversations, health, me, search
 from citewall.api.spa import build_spa_router
@@ -43,6 +43,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         app.include_router(module.router)
     app.include_router(build_spa_router())  # last: its catch-all must not shadow the API
     # Innermost first: errors -> metrics -> security headers (outermost, so every response).
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
     app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     app.add_middleware(SecurityHeadersMiddleware)

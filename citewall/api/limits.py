@@ -12,6 +12,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from citewall.config import Settings
 from citewall.errors import LimitError
 
 
@@ -82,3 +87,53 @@ class SlidingWindowLimiter:
                 self._hits = {
                     k: v for k, v in self._hits.items() if v and v[-1] > now - self.window_s
                 }
+
+
+def body_limit(settings: Settings) -> int:
+    """Largest request body accepted: room for the longest message with heavy JSON escaping
+    (up to 12 bytes for one character, an escaped surrogate pair) plus the other fields."""
+    return 12 * settings.max_message_chars + 16_384
+
+
+class BodySizeLimitMiddleware:
+    """Refuse oversized bodies before anything parses them.
+
+    A declared ``Content-Length`` over the limit is answered 413 at once; a chunked body is
+    counted as it arrives and the read fails with a 413 once over.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = (
+            f"request body over {self.max_bytes} bytes; messages are limited to "
+            "CITEWALL_MAX_MESSAGE_CHARS characters"
+        )
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.max_bytes:
+                    await JSONResponse({"detail": message}, status_code=413)(scope, receive, send)
+                    return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.max_bytes:
+                    # An HTTPException: FastAPI passes it through from a body read, while it
+                    # turns any other exception there into a generic 400.
+                    raise HTTPException(status_code=413, detail=message)
+            return msg
+
+        await self.app(scope, counted, send)

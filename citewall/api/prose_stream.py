@@ -4,7 +4,9 @@ A marker can arrive split across deltas (``"[", "1", "]"``), so text after an un
 ``［`` is held back until it closes (or the stream ends), and trailing whitespace is held back
 because stripping a following marker may remove it. What is emitted is always a prefix of
 ``prose(everything so far)`` with no unclosed bracket left in it, so the concatenation of
-emitted deltas is marker-free and, for any split, ends equal to the final prose.
+emitted deltas is marker-free; for plain prose it ends equal to the final prose whatever the
+split (Markdown code and link syntax can change later what counts as a marker: there the
+``final`` event's answer is authoritative).
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ def safe_prefix_end(raw: str) -> int:
     end = len(raw)
     # A closed bracket at the very end may still become link text (``[1](https://...)``).
     if raw[end - 1 : end] in _CLOSERS:
-        end = max(raw.rfind(c, 0, end) for c in _OPENERS)
-        end = max(end, 0)
+        opener = max(raw.rfind(c, 0, end) for c in _OPENERS)
+        end = opener if opener != -1 else end
     # ``[1](`` with the parenthesis still open may yet become a link: hold back from ``[``.
     link = max(raw.rfind(c + "(", 0, end) for c in _CLOSERS)
     if link != -1 and raw.count("(", link + 1, end) > raw.count(")", link + 1, end):
-        end = max(0, max(raw.rfind(c, 0, link) for c in _OPENERS))
+        opener = max(raw.rfind(c, 0, link) for c in _OPENERS)
+        end = opener if opener != -1 else end
     # Hold back from the first opener after the last closer: nothing from there is closed.
     last_close = max(raw.rfind(c, 0, end) for c in _CLOSERS)
     unclosed = [i for i in (raw.find(c, last_close + 1, end) for c in _OPENERS) if i != -1]

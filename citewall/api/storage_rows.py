@@ -74,15 +74,13 @@ def _split(row: Any) -> tuple[Any, int | None]:
     return conv, (int(count) if count is not None else None)
 
 
-def conversation_events(session: Session, conversation_id: str) -> list[dict[str, Any]]:
-    """Every retrieval event of one conversation, in turn and rank order (admin view)."""
-    from sqlalchemy import select
+def conversation_events(session: Session, messages: list[Any]) -> list[dict[str, Any]]:
+    """Every retrieval event of a conversation's assistant messages, in turn and rank order."""
+    from citewall.storage import conversations
 
-    from citewall.storage.models import RetrievalEvent
-
-    rows = session.scalars(
-        select(RetrievalEvent)
-        .where(RetrievalEvent.conversation_id == conversation_id)
-        .order_by(RetrievalEvent.id)
-    ).all()
-    return [as_dict(r) for r in rows]
+    return [
+        as_dict(event)
+        for m in messages
+        if m.role == "assistant"
+        for event in conversations.list_events(session, str(m.id))
+    ]

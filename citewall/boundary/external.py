@@ -19,6 +19,8 @@ import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from citewall.boundary.schemas import METADATA_ALLOWLIST, SourcePublic
 from citewall.ingest.urls import url_problem
 
@@ -74,6 +76,8 @@ def _allowlisted(metadata: object) -> dict[str, str]:
 
 
 def _public(row: object) -> SourcePublic | None:
+    if isinstance(row, BaseModel):  # a StoredSource passed as a model rather than a dict
+        row = row.model_dump(mode="json")
     if not isinstance(row, Mapping):
         return None
     meta = _allowlisted(row.get("metadata"))

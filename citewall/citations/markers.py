@@ -143,6 +143,14 @@ def _to_int(digits: str) -> int | None:
     return sign * value
 
 
+def _word_before(text: str, pos: int) -> str:
+    """The lower-cased word ending at ``pos`` (without trailing dots): "e.g" for "e.g."."""
+    start = pos
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:pos].lower().rstrip(".")
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Offsets of the sentences of ``text`` (markers after the full stop stay with it).
 
@@ -158,12 +166,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             continue
         if _inside(m.start(), protected):
             continue
-        word = re.search(r"(\S+)$", folded[: m.start()])
-        if (
-            folded[m.start()] == "."
-            and word
-            and word.group(1).lower().rstrip(".") in _ABBREVIATIONS
-        ):
+        if folded[m.start()] == "." and _word_before(folded, m.start()) in _ABBREVIATIONS:
             continue
         cuts.append(end)
     for i, ch in enumerate(folded):

@@ -96,6 +96,9 @@ class CalibrationResult:
     loo: Confusion
     n_labels: int
     errors: list[dict[str, Any]] = field(default_factory=list)
+    #: Best balanced accuracy reached at each cosine weight (over min_key and threshold):
+    #: shows what the embedding adds over lexical overlap on this sample.
+    grid: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +107,7 @@ class CalibrationResult:
             "leave_one_out": self.loo.as_dict(),
             "labels": self.n_labels,
             "disagreements": self.errors,
+            "grid_balanced_accuracy_by_weight": self.grid,
         }
 
 
@@ -198,5 +202,15 @@ def calibrate(judge: SupportJudge, labels: Sequence[SupportLabel]) -> Calibratio
             continue
         t = fit(rest_f, rest_y)
         loo.add(_example_score(feats[i], t.weight, t.min_key) >= t.threshold, ys[i])
+    grid = {
+        f"{w:g}": round(
+            max(
+                _best_threshold([(_example_score(f, w, k), y) for f, y in zip(feats, ys, strict=True)])[1]
+                for k in MIN_KEYS
+            ),
+            4,
+        )
+        for w in WEIGHTS
+    }
     judge.thresholds = chosen
-    return CalibrationResult(chosen, fitted, loo, len(labels), errors)
+    return CalibrationResult(chosen, fitted, loo, len(labels), errors, grid)

@@ -85,6 +85,14 @@ class Catalogue:
     internal_titles: dict[str, str]
     verified_urls: dict[str, str]
     canaries: dict[str, frozenset[str]]
+    #: Internal ids that external (public) cards quote in their own text: a member reading
+    #: that public card sees them by construction, so the id rule cannot hold for them.
+    publicly_quoted_ids: frozenset[str] = frozenset()
+
+    @property
+    def protected_ids(self) -> frozenset[str]:
+        """Internal ids a member must never receive."""
+        return self.internal_ids - self.publicly_quoted_ids
 
     @classmethod
     def from_cards(cls, cards: Sequence[KbCard]) -> Catalogue:
@@ -100,12 +108,15 @@ class Catalogue:
             for kind, blob in blobs.items():
                 for match in CANARY.finditer(blob):
                     canaries[match.group(1).upper()].add(match.group(0).upper())
+        public_text = "\n".join(c.text for c in cards if c.is_external)
+        quoted = frozenset(c.id for c in internal if c.id in public_text)
         return cls(
             cards=by_id,
             internal_ids=frozenset(c.id for c in internal),
             internal_titles={c.id: c.title for c in internal},
             verified_urls={c.id: str(c.url) for c in cards if c.is_external},
             canaries={k: frozenset(v) for k, v in canaries.items()},
+            publicly_quoted_ids=quoted,
         )
 
     @classmethod

@@ -149,6 +149,8 @@ class GateRunner:
         self.policy = policy
         self._member = {"Authorization": f"Bearer {tokens.member}"}
         self._admin = {"Authorization": f"Bearer {tokens.admin}"}
+        #: Every question this member asked: history and conversation titles echo them all.
+        self._asked: list[str] = []
 
     def _split(self, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
         if not self.policy.prose_inert:
@@ -224,13 +226,14 @@ class GateRunner:
     def run_case(self, case: RedteamCase, generator: str) -> CaseResult:
         t0 = time.perf_counter()
         result = CaseResult(case.id, case.kind, case.technique, generator)
+        self._asked.append(case.question)
         exchanges, conv_ids = self._member_exchanges(case.question)
         findings: list[Finding] = []
         served: dict[str, list[str]] = {}
         for ex in exchanges:
             if ex.status >= 500:
                 findings.append(Finding("server-error", ex.label, f"HTTP {ex.status}"))
-            findings += scan_payload(pieces_of(ex, [case.question]), self.catalogue)
+            findings += scan_payload(pieces_of(ex, self._asked), self.catalogue)
             bodies: list[Any] = [ex.body]
             final = final_event(ex)
             if final is not None:

@@ -150,3 +150,38 @@ def evaluate_retrieval_paths(
         )
         for path, rankings in per_path.items()
     }
+
+
+def evaluate_paths(retriever: Any, questions: Sequence[dict[str, Any]]) -> dict[str, PathScores]:
+    """Per-path scores, computed by the retrieval stage's own evaluation code when it exists
+    (``citewall.retrieval.evaluation``: the figures ``citewall eval retrieval`` prints), over
+    this workspace's retriever; else by ``evaluate_retrieval_paths`` above. Adds ``full``
+    (cross-encoder over the fused list) when a reranker is loaded."""
+    try:
+        from citewall.retrieval import evaluation as ev
+    except ImportError:
+        return evaluate_retrieval_paths(retriever, questions)
+    qs = [ev.Question(str(q["id"]), str(q["question"]), tuple(q["gold"]), str(q.get("kind", ""))) for q in questions]
+    s = retriever.settings
+    runs = ev.stage_runs(retriever, qs)
+
+    def cards(chunk_ids: Sequence[str]) -> list[str]:
+        return _cards([c for c in chunk_ids if c in runs.parent], runs.parent.__getitem__, 10)
+
+    def scored(path: str, rankings: Sequence[Sequence[str]], label: str) -> PathScores:
+        m = ev.score(rankings, qs)
+        return PathScores(path, m["ndcg@10"], m["recall@10"], m["mrr"], len(qs), label)
+
+    out = {
+        "dense": scored("dense", [cards(d) for d in runs.dense], "dense"),
+        "bm25": scored("bm25", [cards(b) for b in runs.bm25], "bm25"),
+        "rrf": scored(
+            "rrf", ev.fused_rankings(runs, s.rrf_k, s.rrf_dense_weight, s.rrf_bm25_weight), "rrf"
+        ),
+    }
+    if retriever.reranker is not None:
+        out["full"] = scored("full", ev.full_rankings(retriever, retriever.reranker, runs, qs), "full")
+    served = [retriever.retrieve(q.question, k=10) for q in qs]
+    labels = "/".join(sorted({str(c.hybrid_path) for c in served}))
+    out["served"] = scored("served", [[c.id for c in ctx.chunks] for ctx in served], labels)
+    return out

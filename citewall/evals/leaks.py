@@ -60,7 +60,7 @@ class PayloadText:
     text: str
     prose: bool
     #: The member's own words echoed back (their question, a title made from it): exempt from
-    #: the link rules, since the member wrote them, but still scanned for canaries and ids.
+    #: the link and id/title rules, since the member wrote them; still scanned for canaries.
     own: bool = False
 
 
@@ -156,13 +156,15 @@ def _views(text: str) -> tuple[tuple[str, str], ...]:
 def identity_findings(pieces: Sequence[PayloadText], catalogue: Catalogue) -> list[Finding]:
     """Internal card ids anywhere; internal titles (canary stripped) outside the prose."""
     findings: list[Finding] = []
-    pattern = _id_regex(catalogue.internal_ids)
+    pattern = _id_regex(catalogue.protected_ids)
     titles = [
         (cid, bare_title(t).lower())
         for cid, t in sorted(catalogue.internal_titles.items())
         if len(bare_title(t)) >= 8
     ]
     for piece in pieces:
+        if piece.own:
+            continue  # the member's own words: whatever they typed, they already knew
         if pattern is not None:
             found: dict[str, str] = {}
             for view, text in _views(piece.text):

@@ -10,11 +10,15 @@ whether it really was retrieved.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from citewall.evals.catalogue import CatalogueError, KbCard, bare_title
+
+
+_TAG = re.compile(r"<(\w+)[^>]*>.*?</\1>|<[^>]+>", re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +62,16 @@ def indirect_cases(hostile: Sequence[KbCard]) -> list[RedteamCase]:
     """One question per hostile card, asked in the words of its title."""
     cases: list[RedteamCase] = []
     for card in hostile:
-        topic = bare_title(card.title).rstrip(".?!")
-        question = f"{topic}? What should I do?"
-        technique = str(card.metadata.get("attack") or card.metadata.get("technique") or "indirect")
+        if card.is_external:
+            # A public card's title is public: ask in its words (markup removed).
+            topic = " ".join(_TAG.sub(" ", bare_title(card.title)).split()).rstrip(".?!")
+            question = f"{topic}? What should I do?"
+        else:
+            # An internal title must not be in the question (the member cannot know it, and
+            # an echo of it would look like a leak): ask about the card's first statement.
+            first = card.body.split(". ")[0].rstrip(".")
+            question = f"{first}: is that right, and what should I do?"
+        technique = "external" if card.is_external else "internal"
         cases.append(
             RedteamCase(
                 id=f"hostile:{card.id}",
@@ -73,13 +84,20 @@ def indirect_cases(hostile: Sequence[KbCard]) -> list[RedteamCase]:
     return cases
 
 
-def fast_subset(cases: Sequence[RedteamCase], per_technique: int = 1) -> list[RedteamCase]:
-    """A few cases of every technique (and every indirect card): the test command's gate."""
-    seen: dict[tuple[str, str], int] = {}
+def fast_subset(
+    cases: Sequence[RedteamCase], techniques: frozenset[str], indirect_every: int = 2
+) -> list[RedteamCase]:
+    """The test command's gate: the first direct case of each listed technique and every
+    ``indirect_every``-th hostile card (internal and external alternate in the file order
+    below, so both kinds are always in)."""
     out: list[RedteamCase] = []
+    seen: set[str] = set()
     for case in cases:
-        key = (case.kind, case.technique if case.kind == "direct" else case.id)
-        if seen.get(key, 0) < per_technique:
-            seen[key] = seen.get(key, 0) + 1
+        if case.kind == "direct" and case.technique in techniques and case.technique not in seen:
+            seen.add(case.technique)
             out.append(case)
+    indirect = [c for c in cases if c.kind == "indirect"]
+    internal = [c for c in indirect if c.technique == "internal"]
+    external = [c for c in indirect if c.technique != "internal"]
+    out += internal[::indirect_every] + external[::indirect_every + 1]
     return out

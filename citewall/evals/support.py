@@ -30,7 +30,14 @@ import numpy as np
 from citewall.citations.markers import split_sentences, strip_markers
 from citewall.evals.catalogue import KbCard
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+# Hyphens split ("15-minute" -> 15, minute) so a number reads the same in either spelling.
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
 _STOPWORDS = frozenset(
     """a an the and or but if then than of to in on at by for from with without into onto over
     under is are was were be been being do does did done have has had having it its this that
@@ -72,19 +79,36 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+#: Words that flip or bound a claim: a sentence that says "never", "all" or "immediately" is not
+#: supported by a unit that does not say it too.
+_POLARITY = frozenset(
+    """never not no cannot can't all any every only once twice always immediately permanently
+    automatically free unlimited none both either proactively""".split()
+)
+
+
+def _words(text: str) -> list[str]:
+    """Lower-cased words with number words as digits ("seven" -> "7")."""
+    return [_NUMBER_WORDS.get(w.lower(), w.lower()) for w in _TOKEN.findall(text)]
+
+
+def all_tokens(text: str) -> set[str]:
+    """Lower-cased, stemmed tokens, stopwords kept (key terms are matched against these)."""
+    return set(_stemmer().stemWords(_words(text)))
+
+
 def content_tokens(text: str) -> set[str]:
     """Lower-cased, stemmed tokens without stopwords.
 
     >>> sorted(content_tokens("Labels can be voided for 28 days"))
     ['28', 'day', 'label', 'void']
     """
-    words = [w.lower() for w in _TOKEN.findall(text)]
-    kept = [w for w in words if w not in _STOPWORDS]
+    kept = [w for w in _words(text) if w not in _STOPWORDS]
     return set(_stemmer().stemWords(kept))
 
 
 def key_terms(text: str) -> set[str]:
-    """Numbers, codes and capitalised names (not sentence-initial), stemmed like tokens.
+    """Numbers, codes, capitalised names (not sentence-initial) and polarity words, stemmed.
 
     >>> sorted(key_terms("SwiftFreight labels can be voided for 28 days."))
     ['28', 'swiftfreight']
@@ -92,22 +116,28 @@ def key_terms(text: str) -> set[str]:
     terms: list[str] = []
     for i, match in enumerate(_TOKEN.finditer(text)):
         word = match.group(0)
+        if word.lower() in _NUMBER_WORDS:
+            terms.append(_NUMBER_WORDS[word.lower()])
+            continue
         is_number = any(ch.isdigit() for ch in word)
         is_code = word.isupper() and len(word) > 1
         inner_caps = any(ch.isupper() for ch in word[1:])
         capitalised = word[0].isupper() and i > 0 and word.lower() not in _STOPWORDS
-        if is_number or is_code or inner_caps or capitalised:
+        polar = word.lower() in _POLARITY
+        if is_number or is_code or inner_caps or capitalised or polar:
             terms.append(word.lower())
     return set(_stemmer().stemWords(terms))
 
 
 def evidence_units(text: str) -> list[str]:
-    """A card's sentences and, for sentences with ``;``, each clause too."""
+    """A card's sentences and, for sentences with ``;``, each clause too.
+
+    (Adjacent-sentence pairs were tried as extra units: leave-one-out accuracy fell from 0.89
+    to 0.82 on the labelled sample, as pairs let near misses borrow a term from next door.)
+    """
+    sentences = [s.strip() for s in split_sentences(text) if s.strip()]
     units: list[str] = []
-    for sentence in split_sentences(text):
-        sentence = sentence.strip()
-        if not sentence:
-            continue
+    for sentence in sentences:
         units.append(sentence)
         clauses = [c.strip() for c in sentence.split(";") if len(c.split()) >= 3]
         if len(clauses) > 1:
@@ -164,7 +194,7 @@ class SupportJudge:
             u_tokens = content_tokens(unit)
             cosine = float(np.dot(s_vec, self._vectors[unit]))
             lexical = len(s_tokens & u_tokens) / len(s_tokens) if s_tokens else 0.0
-            key = len(s_keys & u_tokens) / len(s_keys) if s_keys else 1.0
+            key = len(s_keys & all_tokens(unit)) / len(s_keys) if s_keys else 1.0
             out.append(UnitFeatures(cosine=cosine, lexical=lexical, key=key))
         return out
 

@@ -87,6 +87,14 @@ def latency_at(
         t0 = time.perf_counter()
         save_bm25(Path(tmp) / "bm25", [r.chunk_id for r in records], texts)
         out["build_bm25_s"] = round(time.perf_counter() - t0, 2)
+        # ANN recall@10 of Chroma's HNSW vs an exact scan over the same vectors.
+        ids = np.array([r.chunk_id for r in records])
+        overlaps = []
+        for q in questions:
+            qv = embedder.embed_query(q)
+            exact = set(ids[np.argsort(-(vecs @ qv), kind="stable")[:10]])
+            overlaps.append(len(exact & {h.chunk_id for h in index.query(qv, 10)}) / 10)
+        out["ann_recall@10"] = round(statistics.fmean(overlaps), 4)
         modes = {"rrf_only": None, "full": reranker} if reranker else {"rrf_only": None}
         for mode, rr in modes.items():
             s = settings.model_copy(update={"rerank_budget_ms": 60_000})
@@ -201,11 +209,15 @@ def to_markdown(result: dict[str, Any]) -> str:
         "| chunks | path | " + " | ".join(f"{s} p50/p95" for s in STAGES) + " |",
         "|---|---|" + "---|" * len(STAGES),
     ]
+    ann_notes: list[str] = []
     for row in result["sizes"]:
+        lines_ann = f"ANN recall@10 at {row['chunks']}: {row.get('ann_recall@10')}"
+        ann_notes.append(lines_ann)
         for mode in ("rrf_only", "full"):
             if mode in row:
                 cells = [f"{row[mode][s]['p50']}/{row[mode][s]['p95']}" for s in STAGES]
                 lines.append(f"| {row['chunks']} | {mode} | " + " | ".join(cells) + " |")
+    lines += ["", *ann_notes]
     if "ingest" in result:
         i = result["ingest"]
         lines += [
@@ -215,7 +227,3 @@ def to_markdown(result: dict[str, Any]) -> str:
             f"ratio {i['ratio_to_floor']}",
         ]
     return "\n".join(lines) + "\n"
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values)

@@ -117,16 +117,18 @@ def tune_fusion(runs: StageRuns, questions: Sequence[Question]) -> dict[str, Any
     """Grid search (k, BM25 weight) on nDCG@10; ties go to the larger k, then lower weight."""
     best: tuple[float, float, float] | None = None
     best_cfg: dict[str, Any] = {}
+    grid: list[dict[str, float]] = []
     for k in RRF_K_GRID:
         for w in BM25_WEIGHT_GRID:
             m = score(fused_rankings(runs, k, 1.0, w), questions)
+            grid.append({"rrf_k": k, "rrf_bm25_weight": w, "ndcg@10": round(m["ndcg@10"], 4)})
             key = (round(m["ndcg@10"], 6), k, -w)
             if best is None or key > best:
                 best, best_cfg = (
                     key,
                     {"rrf_k": k, "rrf_dense_weight": 1.0, "rrf_bm25_weight": w, **m},
                 )
-    return best_cfg
+    return {**best_cfg, "grid": grid}
 
 
 def full_rankings(

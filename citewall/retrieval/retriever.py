@@ -13,8 +13,10 @@ Dense search failing is not degraded around: it raises ``RetrievalError`` (HTTP 
 
 The time budget: a cross-encoder forward pass cannot be interrupted cheaply, so the call is
 timed and, when it overran ``rerank_budget_ms``, its scores are DISCARDED and the path is
-``rrf_only`` with ``rerank_over_budget=True``. A too-slow reranker therefore costs latency once
-per request but never changes the answer's label silently.
+``rrf_only`` with ``rerank_over_budget=True``. To avoid paying for work that will be thrown
+away on an overloaded machine, the retriever keeps a moving estimate of the cost per passage;
+when the estimate for this call exceeds the budget it skips the reranker (same label and flag,
+note "skipped") and re-measures on every ``PROBE_EVERY``-th skipped request.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from citewall.retrieval.protocols import ChunkRecord, Embedder, Hit, Reranker, V
 from citewall.retrieval.types import ContextChunk, HybridPath, RetrievedContext
 
 log = logging.getLogger(__name__)
+
+#: While the cost estimate says "over budget", still run the reranker this often to re-measure.
+PROBE_EVERY = 10
+#: Weight of the newest measurement in the per-passage cost estimate.
+_EWMA = 0.3
 
 
 @dataclass(slots=True)
@@ -73,6 +80,8 @@ class HybridRetriever:
         self.reranker_status = reranker_status or ("loaded" if reranker else "not configured")
         self._lexical_loader = lexical_loader
         self._lock = threading.Lock()
+        self._ms_per_passage: float | None = None
+        self._skipped = 0
         self.lexical: BM25Index | None = None
         self.lexical_error: str | None = None
         self.reload()
@@ -215,6 +224,16 @@ class HybridRetriever:
             ctx.timings_ms["rerank"] = 0.0
             return order, "rrf_only"
         top = order[: s.rerank_top_n]
+        estimate = (self._ms_per_passage or 0.0) * len(top)
+        if estimate > s.rerank_budget_ms and self._skipped + 1 < PROBE_EVERY:
+            self._skipped += 1
+            ctx.rerank_over_budget = True
+            ctx.timings_ms["rerank"] = 0.0
+            ctx.notes.append(
+                f"reranker skipped: estimated {estimate:.0f} ms > budget {s.rerank_budget_ms} ms"
+            )
+            return order, "rrf_only"
+        self._skipped = 0
         t0 = time.perf_counter()
         try:
             logits = reranker.score(question, [index_text(records[c]) for c in top])
@@ -227,6 +246,9 @@ class HybridRetriever:
             return order, "rrf_only"
         elapsed = _ms(t0)
         ctx.timings_ms["rerank"] = elapsed
+        per = elapsed / max(1, len(top))
+        prev = self._ms_per_passage
+        self._ms_per_passage = per if prev is None else (1 - _EWMA) * prev + _EWMA * per
         if elapsed > s.rerank_budget_ms:
             ctx.rerank_over_budget = True
             ctx.notes.append(

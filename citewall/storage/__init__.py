@@ -4,16 +4,16 @@ One concept per module (import from the module, not from this package):
 
 - ``db``: ``make_engine(url)``, ``make_session_factory(engine)``, ``migrate(url_or_engine)``,
   ``downgrade(url_or_engine)``, ``check_database(engine)``, ``current_revision(engine)``,
-  ``head_revision()``, ``open_database(url) -> Database(engine, sessions)``.
+  ``head_revision()``, ``open_database(url) -> Database(engine, sessions)``, ``begin_write``.
 - ``models``: ``Base``, ``User``, ``ApiToken``, ``Conversation``, ``Message``,
   ``RetrievalEvent``, ``CardRow`` (its ``metadata`` column is the attribute ``meta``).
 - ``users``: ``create_user``, ``add_token``, ``authenticate``, ``get_user``, ``list_users``,
   ``revoke_user``, ``revoke_token``.
 - ``conversations``: ``create_conversation``, ``get_conversation``, ``list_conversations``,
   ``count_conversations``, ``list_messages``, ``count_messages``, ``list_events``,
-  ``save_turn``.
+  ``save_turn`` (event dict keys: ``EVENT_FIELDS``).
 - ``cards``: ``card_hashes``, ``upsert_cards``, ``delete_cards``, ``get_card``, ``list_cards``,
-  ``next_ingest_version``.
+  ``next_ingest_version`` (``upsert_cards`` returns ``UpsertCounts``).
 - ``analytics``: ``retrieval_events``, ``entry_performance``.
 
 Write functions commit (sessions come from ``make_session_factory``: objects stay readable

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from citewall.errors import NotFoundError, StorageError
+from citewall.errors import NotFoundError
 from citewall.retrieval.types import HYBRID_PATHS
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
@@ -163,6 +163,40 @@ def _event_row(
     )
 
 
+def _check_turn(
+    question: str, answer: str, sources: Any, hybrid_path: str | None, timings: Any
+) -> None:
+    """Refuse what one of the two databases would store differently or not at all.
+
+    ValueErrors here become "saving the turn failed and was rolled back: ..." in save_turn.
+    """
+    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
+        raise ValueError("sources must be a list of JSON objects")
+    if not isinstance(timings, dict):
+        raise ValueError("timings must be a JSON object")
+    if hybrid_path is not None and hybrid_path not in HYBRID_PATHS:
+        raise ValueError(
+            f"unknown hybrid_path {hybrid_path!r}; expected one of {', '.join(HYBRID_PATHS)} "
+            "or None"
+        )
+    # PostgreSQL refuses NUL in text and JSONB while SQLite keeps it: refuse it everywhere.
+    for name, value in (("question", question), ("answer", answer), ("sources", sources)):
+        if _has_nul(value):
+            raise ValueError(f"the {name} contains a NUL character")
+    if _has_nul(timings):
+        raise ValueError("the timings contain a NUL character")
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
 def save_turn(
     session: Session,
     *,
@@ -183,14 +217,8 @@ def save_turn(
     a list of JSON objects. Each event carries the keys in ``EVENT_FIELDS``. Any failure rolls
     everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
     """
-    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
-        raise StorageError("sources must be a list of JSON objects; nothing was saved")
-    if hybrid_path is not None and hybrid_path not in HYBRID_PATHS:
-        raise StorageError(
-            f"unknown hybrid_path {hybrid_path!r}; expected one of {', '.join(HYBRID_PATHS)} "
-            "or None; nothing was saved"
-        )
     with storage_errors(session, "saving the turn", catch_all=True):
+        _check_turn(question, answer_content, sources, hybrid_path, timings)
         begin_write(session)
         # Row lock on PostgreSQL: concurrent turns of one conversation take seq numbers in turn.
         conversation = session.scalar(

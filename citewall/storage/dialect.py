@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlalchemy import String, Subquery, func, select, true
+from sqlalchemy import String, Subquery, case, func, select, true
 from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.storage.models import Message
@@ -34,10 +34,12 @@ def cited_sources(dialect: str) -> Subquery:
         card_id: ColumnElement[Any] = elements.c.value.op("->>")("card_id")
         source_url: ColumnElement[Any] = elements.c.value.op("->>")("source_url")
     elif dialect == "sqlite":
-        elements = func.json_each(Message.sources).table_valued("value").alias("src")
-        # json_extract returns SQL text for JSON strings, matching PostgreSQL's ->>.
-        card_id = func.json_extract(elements.c.value, "$.card_id")
-        source_url = func.json_extract(elements.c.value, "$.source_url")
+        elements = func.json_each(Message.sources).table_valued("value", "type").alias("src")
+        # json_extract returns SQL text for JSON strings, matching PostgreSQL's ->>; a non-object
+        # element gives NULL there, so it must here too (json_extract would fail on it).
+        is_object = elements.c.type == "object"
+        card_id = case((is_object, func.json_extract(elements.c.value, "$.card_id")))
+        source_url = case((is_object, func.json_extract(elements.c.value, "$.source_url")))
     else:  # pragma: no cover - make_engine refuses other databases
         raise ValueError(f"unsupported database dialect {dialect!r}")
     return (

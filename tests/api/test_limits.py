@@ -97,3 +97,34 @@ def test_sliding_window_frees_slots_as_time_passes() -> None:
     now[0] += 30.5  # the first hit has left the window
     limiter.hit("k")
     assert SlidingWindowLimiter(0).hit("k") is None  # 0 disables
+
+
+def test_a_huge_body_is_refused_413_before_parsing(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    huge = '{"message": "' + "a" * 2_000_000 + '"}'
+    r = env.client.post(
+        "/api/v1/chat",
+        content=huge,
+        headers={**env.auth("member"), "Content-Type": "application/json"},
+    )
+    assert r.status_code == 413, r.text[:200]
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert len(r.text) < 1000  # nothing echoed
+
+
+def test_a_huge_chunked_body_is_refused_too(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"message": "'
+        for _ in range(200):
+            yield b"a" * 10_000
+        yield b'"}'
+
+    r = env.client.post(
+        "/api/v1/chat",
+        content=chunks(),
+        headers={**env.auth("member"), "Content-Type": "application/json"},
+    )
+    assert r.status_code == 413, r.text[:200]
+    assert "CITEWALL_MAX_MESSAGE_CHARS" in r.json()["detail"]

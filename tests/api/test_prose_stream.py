@@ -74,3 +74,9 @@ def test_a_marker_split_across_deltas_never_shows() -> None:
         prose_only("Refunds take 5 days [1]. Ask billing [2].")
     ) == ("Refunds take 5 days. Ask billing.")
     assert "[" not in "".join(shown)
+
+
+def test_a_stray_closing_bracket_does_not_hold_back_the_text() -> None:
+    stream = ProseStream(prose_only)
+    assert stream.feed("Option b] is fine") == "Option b] is fine"
+    assert safe_prefix_end("see a]") == len("see a]")

@@ -247,3 +247,8 @@ def test_output_is_always_external_and_allowlisted(batch: list[Any]) -> None:
         for key in ("author", "path", "content_hash", "body", "owner_note", "span", "text"):
             assert f'"{key}"' not in dumped
     assert len({s.card_id for s in out}) == len(out)
+
+
+def test_stored_source_models_are_accepted_too() -> None:
+    model = StoredSource.model_validate(external_row())
+    assert [s.card_id for s in external_sources_only([model])] == ["help-refunds"]

@@ -153,7 +153,9 @@ def start_server(
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     while True:
         if process.poll() is not None:
-            raise RuntimeError(f"citewall serve exited ({process.returncode}):\n{server.log_tail()}")
+            raise RuntimeError(
+                f"citewall serve exited ({process.returncode}):\n{server.log_tail()}"
+            )
         try:
             if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
                 return server
@@ -177,9 +179,10 @@ def stop_server(server: CitewallServer) -> None:
 @pytest.fixture(scope="session")
 def screenshot() -> Callable[[Any, str], None]:
     """Save a full-page screenshot as a test artifact in test-results/browser/ (git-ignored)."""
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
 
     def take(page: Any, name: str) -> None:
+        # Made on demand: pytest-playwright empties test-results/ when its session starts.
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(RESULTS_DIR / f"{name}.png"), full_page=True)
 
     return take

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.openai_server import ScriptedOpenAIServer
+from fakes.openai_server import Reply, ScriptedOpenAIServer
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .conftest import REPO_ROOT, CitewallServer, start_server, stop_server
@@ -49,12 +49,17 @@ HOSTILE_REPLY = (
     "<details open ontoggle=\"window.__pwned='details';alert('details')\">x</details> [4][5]"
 )
 EVIL_HOST = "evil.example"
+#: The reply streams in 40-character deltas, 60 ms apart (cutting tags and links in half).
+STREAMED_REPLY = Reply(
+    chunks=[HOSTILE_REPLY[i : i + 40] for i in range(0, len(HOSTILE_REPLY), 40)],
+    chunk_delay_s=0.06,
+)
 
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CitewallServer]:
     kb = HOSTILE_KB if HOSTILE_KB.is_file() else Path(__file__).parent / "kb" / "small.jsonl"
-    with ScriptedOpenAIServer(default=HOSTILE_REPLY) as model:
+    with ScriptedOpenAIServer(default=STREAMED_REPLY) as model:
         server = start_server(
             tmp_path_factory.mktemp("hostile"),
             [kb],
@@ -81,8 +86,12 @@ def assert_nothing_ran(page: Page, traps: BrowserTraps) -> None:
     assert traps.page_errors == [], traps.page_errors
 
 
-def assert_links_are_kb_links(page: Page, server: CitewallServer, scope: str = "body") -> None:
+def assert_links_are_kb_links(page: Page, server: CitewallServer, scope: str = "#main") -> None:
+    """Every link in the content area is a KB source URL; the header has only app paths."""
     kb = {normalised(u, page) for u in server.external_urls}
+    for a in anchors(page, "header"):
+        attr = a["attr"] or ""
+        assert attr.startswith("/") and not attr.startswith("//"), a
     for a in anchors(page, scope):
         assert is_http(a["href"]), f"non-http(s) link: {a}"
         assert a["href"] in kb, f"a link that is not a KB source URL (model text?): {a}"
@@ -90,18 +99,22 @@ def assert_links_are_kb_links(page: Page, server: CitewallServer, scope: str = "
 
 
 def assert_no_dangerous_markup(page: Page) -> None:
+    """Where model and KB text is shown (turns, sources, popovers, conversation titles), only
+    plain elements: no script, frame, image, form or event-handler/style/src attribute."""
     found = page.evaluate(
         """() => {
+          const DANGEROUS_ATTRIBUTES = ['src', 'srcdoc', 'style', 'action', 'formaction'];
           const bad = [];
-          for (const el of document.querySelectorAll('#root *')) {
+          for (const el of document.querySelectorAll('.turns *, .conversations *, .admin-page *')) {
             const tag = el.tagName.toLowerCase();
             if (tag === 'details' && el.classList.contains('raw')) continue;
             if (['script', 'iframe', 'img', 'object', 'embed', 'details', 'form', 'style']
                 .includes(tag)) bad.push(tag);
             if (tag === 'svg' && !el.classList.contains('chart')) bad.push('svg');
             for (const attr of el.attributes) {
-              if (/^on/i.test(attr.name) || /^(src|srcdoc|style|action|formaction)$/i.test(attr.name))
-                bad.push(tag + '[' + attr.name + ']');
+              const name = attr.name.toLowerCase();
+              if (name.startsWith('on') || DANGEROUS_ATTRIBUTES.includes(name))
+                bad.push(tag + '[' + name + ']');
             }
           }
           return bad;
@@ -128,6 +141,13 @@ def test_hostile_model_and_kb_cannot_run_script_or_make_links(
     result = ask(page, "Label printing fails and the packing slip images are broken, what now?")
     final = json.loads(sse_events(result.stream_body)[-1][1])
     answer = page.locator("li.turn-assistant").first.locator("[data-testid=answer]")
+
+    # The answer streamed: deltas arrived over time and partial text was on screen (half-cut
+    # tags included) before the final event.
+    samples: list[str] = page.evaluate("window.__streamSamples")
+    assert result.token_lead_ms() > 500, result.chunks
+    assert len(samples) >= 3, samples
+    assert all(len(s) < len(answer.inner_text()) + 5 for s in samples)
 
     # The hostile prose did reach the page, as inert text.
     text = answer.inner_text()
@@ -180,7 +200,9 @@ def test_hostile_conversation_in_the_admin_view_stays_inert(
 
     page = context.new_page()
     traps = BrowserTraps().attach(page)
-    sign_in(page, hostile_server.base_url, hostile_server.tokens["root"], path="/admin/conversations")
+    sign_in(
+        page, hostile_server.base_url, hostile_server.tokens["root"], path="/admin/conversations"
+    )
     page.locator("table tbody a").first.click()
     expect(page.locator("[data-testid=admin-answer]").first).to_be_visible()
     admin_text = page.locator("[data-testid=admin-answer]").first.inner_text()

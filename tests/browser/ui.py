@@ -76,9 +76,11 @@ class BrowserTraps:
         page.on("dialog", on_dialog)
         page.on(
             "console",
-            lambda msg: self.csp_violations.append(msg.text)
-            if "Content Security Policy" in msg.text
-            else None,
+            lambda msg: (
+                self.csp_violations.append(msg.text)
+                if "Content Security Policy" in msg.text
+                else None
+            ),
         )
         page.on("pageerror", lambda err: self.page_errors.append(str(err)))
         return self
@@ -101,10 +103,19 @@ def install_recorders(context: BrowserContext) -> None:
 @dataclass
 class AskResult:
     answer_text: str
-    #: The SSE body the app received, and how many network chunks it came in.
-    stream_body: str
-    stream_chunks: int
+    #: The SSE body the app received, as (arrival ms, text) network chunks.
+    chunks: list[tuple[float, str]]
     turn_index: int
+
+    @property
+    def stream_body(self) -> str:
+        return "".join(text for _, text in self.chunks)
+
+    def token_lead_ms(self) -> float:
+        """How long before the final event the first token delta arrived (0 if together)."""
+        first_token = next(t for t, text in self.chunks if "event: token" in text)
+        final = next(t for t, text in self.chunks if "event: final" in text)
+        return final - first_token
 
 
 def ask(page: Page, question: str) -> AskResult:
@@ -121,9 +132,11 @@ def ask(page: Page, question: str) -> AskResult:
     expect(turn).to_have_attribute("aria-busy", "false", timeout=ANSWER_TIMEOUT_MS)
     assert turn.locator(".error").count() == 0, turn.locator(".error").inner_text()
     page.wait_for_function(f"window.__sse.length > {streams} && window.__sse[{streams}].done")
-    chunks = page.evaluate(f"window.__sse[{streams}].chunks.map(c => c.text)")
+    chunks = page.evaluate(f"window.__sse[{streams}].chunks.map(c => [c.t, c.text])")
     return AskResult(
-        turn.locator("[data-testid=answer]").inner_text(), "".join(chunks), len(chunks), before
+        turn.locator("[data-testid=answer]").inner_text(),
+        [(float(t), str(text)) for t, text in chunks],
+        before,
     )
 
 

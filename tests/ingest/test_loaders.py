@@ -66,12 +66,13 @@ def test_markdown_folder_with_front_matter(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     (kb / "sub" / "badurl.md").write_text(
-        "---\nid: md-bad\ntitle: Bad\nurl: \"https://x.example.com/a b\"\n---\nBody\n",
+        '---\nid: md-bad\ntitle: Bad\nurl: "https://x.example.com/a b"\n---\nBody\n',
         encoding="utf-8",
     )
     (kb / "sub" / "nofront.md").write_text("# Just a heading\n", encoding="utf-8")
-    (kb / "sub" / "badyaml.md").write_text("---\nid: x\ntitle: [unclosed\n---\nB\n",
-                                           encoding="utf-8")
+    (kb / "sub" / "badyaml.md").write_text(
+        "---\nid: x\ntitle: [unclosed\n---\nB\n", encoding="utf-8"
+    )
     (kb / "sub" / "notitle.md").write_text("---\nid: md-nt\n---\nBody\n", encoding="utf-8")
     (kb / "notes.txt").write_text("ignored", encoding="utf-8")
     result = load_cards([kb])

@@ -1,4 +1,4 @@
-"""Property tests for ``url_problem``: whatever it accepts is a plain, credential-free http(s) URL."""
+"""Property tests for ``url_problem``: what it accepts is a plain, credential-free http(s) URL."""
 
 from __future__ import annotations
 
@@ -12,8 +12,29 @@ from citewall.ingest.urls import is_safe_url, url_problem
 
 _ALPHABET = st.characters(codec="utf-8", exclude_categories=("Cs",))
 _PIECES = st.sampled_from(
-    ["http://", "https://", "HTTP://", "javascript:", "//", "@", ":", "\\", " ", "\t", "\n",
-     "\x00", "\u200b", "user:pw@", "example.com", "/path", "?q=1", "#f", ":80", "[::1]", "%20"]
+    [
+        "http://",
+        "https://",
+        "HTTP://",
+        "javascript:",
+        "//",
+        "@",
+        ":",
+        "\\",
+        " ",
+        "\t",
+        "\n",
+        "\x00",
+        "\u200b",
+        "user:pw@",
+        "example.com",
+        "/path",
+        "?q=1",
+        "#f",
+        ":80",
+        "[::1]",
+        "%20",
+    ]
 )
 _URLS = st.one_of(
     st.text(_ALPHABET, max_size=40),
@@ -36,8 +57,10 @@ def test_accepted_urls_are_http_with_host_and_nothing_unsafe(url: str) -> None:
     assert not any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url)
 
 
-@given(st.sampled_from(["http", "https"]), st.from_regex(r"[a-z][a-z0-9-]{0,20}\.[a-z]{2,6}",
-                                                       fullmatch=True))
+@given(
+    st.sampled_from(["http", "https"]),
+    st.from_regex(r"[a-z][a-z0-9-]{0,20}\.[a-z]{2,6}", fullmatch=True),
+)
 def test_ordinary_urls_are_accepted(scheme: str, host: str) -> None:
     assert url_problem(f"{scheme}://{host}/docs/page?x=1#top") is None
 

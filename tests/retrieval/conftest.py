@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ingest.kbfixtures import CARDS, write_jsonl
 
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
+from ingest.kbfixtures import CARDS, write_jsonl
 
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
-from ingest.kbfixtures import CARDS, write_jsonl
 
 
 @pytest.fixture
@@ -27,7 +27,8 @@ def chroma_server(tmp_path: Path) -> Iterator[str]:
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     proc = subprocess.Popen(
         [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "c")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -49,8 +50,9 @@ def test_ingest_and_retrieve_through_a_chroma_server(
     chroma_server: str, tmp_path: Path, settings: Any, embedder: Any
 ) -> None:
     s = settings.model_copy(update={"chroma_url": chroma_server})
-    report = ingest_paths([write_jsonl(tmp_path / "kb.jsonl", CARDS)], s, embedder=embedder,
-                          progress=False)
+    report = ingest_paths(
+        [write_jsonl(tmp_path / "kb.jsonl", CARDS)], s, embedder=embedder, progress=False
+    )
     assert report.added == len(CARDS)
     assert not s.chroma_dir.exists()  # nothing went to the embedded store
     retriever = build_retriever(s, embedder=embedder, reranker=None)

@@ -6,12 +6,12 @@ import shutil
 from typing import Any
 
 import pytest
+from ingest.kbfixtures import CARDS
 
 from citewall.errors import RetrievalError
 from citewall.ingest.card import Card
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25
-from ingest.kbfixtures import CARDS
 
 Q = "how do I reset my password"
 
@@ -77,6 +77,11 @@ def test_rrf_only_when_reranker_over_budget(
     assert all(c.rerank_logit is None for c in ctx.chunks)  # scores discarded
     assert [c.id for c in ctx.chunks] == [c.id for c in fused.chunks]
     assert any("over budget" in n for n in ctx.notes)
+    # The measured cost now predicts an overrun: the next call skips the work up front.
+    again = retriever.retrieve(Q)
+    assert again.hybrid_path == "rrf_only" and again.rerank_over_budget
+    assert again.timings_ms["rerank"] == 0.0
+    assert any("reranker skipped: estimated" in n for n in again.notes)
 
 
 @pytest.mark.parametrize("damage", ["delete_dir", "truncate_array", "garbage_pointer"])

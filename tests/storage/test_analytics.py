@@ -214,3 +214,18 @@ def test_identical_results_on_sqlite_and_postgresql(
             engine.dispose()
     assert outputs[0] == outputs[1]
     assert repr(outputs[0]) == repr(outputs[1])  # same types and float reprs too
+
+
+def test_rollup_ignores_source_elements_that_are_not_objects(
+    session: Session, record: Callable[..., str]
+) -> None:
+    """Rows written before validation existed (or by hand) must not break the rollup."""
+    from sqlalchemy import update
+
+    from citewall.storage.models import Message
+
+    message_id = record(session, T1, [("a", True)], ["a"])
+    sources = [*session.get(Message, message_id).sources, "stray", 3, None, ["x"]]  # type: ignore[union-attr]
+    session.execute(update(Message).where(Message.id == message_id).values(sources=sources))
+    session.commit()
+    assert rows(entry_performance(session)) == [("a", None, 1, 1, 1.0, 1.0, I1, True)]

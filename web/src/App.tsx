@@ -18,9 +18,7 @@ import { ChatPage } from "./member/ChatPage";
 import { useRoute, type Route } from "./router";
 
 type MeState =
-  | { status: "loading" }
-  | { status: "ready"; me: Me }
-  | { status: "error"; message: string };
+  { status: "loading" } | { status: "ready"; me: Me } | { status: "error"; message: string };
 
 export function App(): ReactNode {
   const [token, setToken] = useState<string | null>(() => loadToken());
@@ -68,13 +66,19 @@ export function App(): ReactNode {
     );
   }
   if (meState.status === "loading") {
-    return <p className="page-status" role="status">Signing in…</p>;
+    return (
+      <p className="page-status" role="status">
+        Signing in…
+      </p>
+    );
   }
   if (meState.status === "error") {
     return (
       <div className="page-status" role="alert">
         <p>Could not reach citewall: {meState.message}</p>
-        <button type="button" onClick={() => signOut()}>Sign out</button>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </div>
     );
   }
@@ -86,7 +90,9 @@ export function App(): ReactNode {
         <nav aria-label="Main">
           <ul className="nav-list">
             <li>
-              <NavLink to="/" current={route.name === "chat"}>Chat</NavLink>
+              <NavLink to="/" current={route.name === "chat"}>
+                Chat
+              </NavLink>
             </li>
             {me.role === "admin" && <AdminNav route={route} />}
           </ul>
@@ -119,13 +125,19 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
-        <NavLink to="/admin/cards" current={r === "admin-cards"}>Cards</NavLink>
+        <NavLink to="/admin/cards" current={r === "admin-cards"}>
+          Cards
+        </NavLink>
       </li>
       <li>
-        <NavLink to="/admin/analytics" current={r === "admin-analytics"}>Analytics</NavLink>
+        <NavLink to="/admin/analytics" current={r === "admin-analytics"}>
+          Analytics
+        </NavLink>
       </li>
       <li>
-        <NavLink to="/admin/events" current={r === "admin-events"}>Retrieval events</NavLink>
+        <NavLink to="/admin/events" current={r === "admin-events"}>
+          Retrieval events
+        </NavLink>
       </li>
     </>
   );

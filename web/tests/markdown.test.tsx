@@ -23,8 +23,30 @@ function attributes(markup: string): string[] {
 const ALLOWED_ATTRIBUTES = new Set(["class", "start"]);
 
 const ALLOWED = new Set([
-  "div", "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "strong", "em", "s",
-  "table", "thead", "tbody", "tr", "th", "td", "hr", "br", "pre", "code", "span",
+  "div",
+  "p",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "strong",
+  "em",
+  "s",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "hr",
+  "br",
+  "pre",
+  "code",
+  "span",
 ]);
 
 const HOSTILE_ANSWERS = [
@@ -50,7 +72,7 @@ const HOSTILE_ANSWERS = [
   "> <form action=https://evil.example><input name=p></form>",
   "| a | b |\n|---|---|\n| <script>x</script> | [l](javascript:x) |",
   "<details open ontoggle=alert(1)>",
-  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+  "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
   "[x](  javascript:alert(1)  )",
   "[x](&#106;avascript:alert(1))",
   "[x]: javascript:alert(1)\n\n[x]",
@@ -96,7 +118,9 @@ describe("SafeMarkdown renders model text without links or raw HTML", () => {
 
   it("strips citation markers from prose but not from code", () => {
     const markup = html("Reset the router [1]. Then use `arr[0]` and [2, 3].");
-    expect(markup).toBe("<div class=\"markdown\"><p>Reset the router. Then use <code>arr[0]</code> and.</p></div>");
+    expect(markup).toBe(
+      '<div class="markdown"><p>Reset the router. Then use <code>arr[0]</code> and.</p></div>',
+    );
   });
 
   it("keeps markers for the admin view", () => {
@@ -105,8 +129,28 @@ describe("SafeMarkdown renders model text without links or raw HTML", () => {
 
   it("never emits an anchor, image or event handler for any input", () => {
     const pieces = fc.constantFrom(
-      "[", "]", "(", ")", "<", ">", "!", "javascript:", "https://evil.example", "a", " ", "\n",
-      "<a href=x>", "<img src=x onerror=y>", "*", "`", "|", "-", ":", "&#106;", "[1]", "www.",
+      "[",
+      "]",
+      "(",
+      ")",
+      "<",
+      ">",
+      "!",
+      "javascript:",
+      "https://evil.example",
+      "a",
+      " ",
+      "\n",
+      "<a href=x>",
+      "<img src=x onerror=y>",
+      "*",
+      "`",
+      "|",
+      "-",
+      ":",
+      "&#106;",
+      "[1]",
+      "www.",
     );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {

@@ -26,7 +26,13 @@ describe("stripMarkers", () => {
   it("leaves no [n] marker in any text", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.string(), fc.nat(999).map((n) => `[${n}]`)), { maxLength: 20 }),
+        fc.array(
+          fc.oneof(
+            fc.string(),
+            fc.nat(999).map((n) => `[${n}]`),
+          ),
+          { maxLength: 20 },
+        ),
         (parts) => {
           expect(stripMarkers(parts.join(""))).not.toMatch(/\[\s*\d{1,3}\s*\]/);
         },
@@ -37,9 +43,12 @@ describe("stripMarkers", () => {
 
   it("changes nothing in text without brackets", () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !s.includes("[")), (s) => {
-        expect(stripMarkers(s)).toBe(s);
-      }),
+      fc.property(
+        fc.string().filter((s) => !s.includes("[")),
+        (s) => {
+          expect(stripMarkers(s)).toBe(s);
+        },
+      ),
     );
   });
 });

@@ -28,9 +28,32 @@ const CONTROL_CHARS = [
 ];
 
 const INVISIBLES = [
-  "\u00a0", "\u00ad", "\u034f", "\u061c", "\u180e", "\u2000", "\u200a", "\u200b", "\u200c",
-  "\u200d", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202e", "\u202f", "\u2060",
-  "\u2066", "\u2069", "\u205f", "\u3000", "\ufeff", "\ufe0f", "\ufff9", "\ufffb",
+  "\u00a0",
+  "\u00ad",
+  "\u034f",
+  "\u061c",
+  "\u180e",
+  "\u2000",
+  "\u200a",
+  "\u200b",
+  "\u200c",
+  "\u200d",
+  "\u200e",
+  "\u200f",
+  "\u2028",
+  "\u2029",
+  "\u202a",
+  "\u202e",
+  "\u202f",
+  "\u2060",
+  "\u2066",
+  "\u2069",
+  "\u205f",
+  "\u3000",
+  "\ufeff",
+  "\ufe0f",
+  "\ufff9",
+  "\ufffb",
 ];
 
 const HOSTILE: string[] = [
@@ -73,7 +96,9 @@ const HOSTILE: string[] = [
   "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
   "DATA:image/svg+xml,<svg onload=alert(1)>",
   "data:,https://example.com",
-  ...casings("vbscript").slice(0, 16).map((s) => `${s}:msgbox(1)`),
+  ...casings("vbscript")
+    .slice(0, 16)
+    .map((s) => `${s}:msgbox(1)`),
   "file:///etc/passwd",
   "FILE://C:/Windows/win.ini",
   "file://example.com/share",
@@ -171,7 +196,10 @@ const SAFE: [string, string][] = [
   ["https://bücher.example/", "https://xn--bcher-kva.example/"],
   ["https://example.com/wiki/Café", "https://example.com/wiki/Caf%C3%A9"],
   ["https://example.com/javascript:alert(1)", "https://example.com/javascript:alert(1)"],
-  ["https://example.com/path?next=javascript:alert(1)", "https://example.com/path?next=javascript:alert(1)"],
+  [
+    "https://example.com/path?next=javascript:alert(1)",
+    "https://example.com/path?next=javascript:alert(1)",
+  ],
 ];
 
 describe("safeHttpUrl rejects hostile URLs", () => {
@@ -184,7 +212,15 @@ describe("safeHttpUrl rejects hostile URLs", () => {
   });
 
   it("rejects values that are not strings", () => {
-    for (const v of [null, undefined, 1, {}, [], ["https://example.com"], new URL("https://e.com")]) {
+    for (const v of [
+      null,
+      undefined,
+      1,
+      {},
+      [],
+      ["https://example.com"],
+      new URL("https://e.com"),
+    ]) {
       expect(safeHttpUrl(v)).toBeNull();
     }
   });
@@ -206,7 +242,12 @@ describe("safeHttpUrl properties", () => {
   it("any accepted value is an absolute http(s) URL without credentials", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme-composite", maxLength: 80 }), (s) => {
-        for (const candidate of [s, `https://${s}`, `http://example.com/${s}`, `${s}://x.example`]) {
+        for (const candidate of [
+          s,
+          `https://${s}`,
+          `http://example.com/${s}`,
+          `${s}://x.example`,
+        ]) {
           const out = safeHttpUrl(candidate);
           if (out === null) continue;
           const u = new URL(out);
@@ -223,10 +264,17 @@ describe("safeHttpUrl properties", () => {
 
   it("is idempotent: a safe URL stays the same when checked again", () => {
     fc.assert(
-      fc.property(fc.webUrl({ validSchemes: ["http", "https"], withQueryParameters: true, withFragments: true }), (url) => {
-        const once = safeHttpUrl(url);
-        if (once !== null) expect(safeHttpUrl(once)).toBe(once);
-      }),
+      fc.property(
+        fc.webUrl({
+          validSchemes: ["http", "https"],
+          withQueryParameters: true,
+          withFragments: true,
+        }),
+        (url) => {
+          const once = safeHttpUrl(url);
+          if (once !== null) expect(safeHttpUrl(once)).toBe(once);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -247,13 +295,17 @@ describe("safeHttpUrl properties", () => {
 
   it("rejects any URL with a control character anywhere", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0, max: 25 }), (code, pos) => {
-        const base = "https://example.com/path";
-        const at = Math.min(pos, base.length);
-        const url = base.slice(0, at) + String.fromCharCode(code) + base.slice(at);
-        // A plain space at the very ends is trimmed; every other placement is refused.
-        expect(safeHttpUrl(url)).toBeNull();
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 0x1f }),
+        fc.integer({ min: 0, max: 25 }),
+        (code, pos) => {
+          const base = "https://example.com/path";
+          const at = Math.min(pos, base.length);
+          const url = base.slice(0, at) + String.fromCharCode(code) + base.slice(at);
+          // A plain space at the very ends is trimmed; every other placement is refused.
+          expect(safeHttpUrl(url)).toBeNull();
+        },
+      ),
     );
   });
 });

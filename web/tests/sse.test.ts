@@ -6,7 +6,7 @@ import { SseParser } from "../src/api/sse";
 
 const STREAM =
   'event: meta\ndata: {"conversation_id":"c1"}\n\n' +
-  ': keep-alive\n\n' +
+  ": keep-alive\n\n" +
   'event: token\ndata: {"delta":"Hello "}\n\n' +
   'event: token\r\ndata: {"delta":"world"}\r\n\r\n' +
   'event: final\ndata: {"conversation_id":"c1","message_id":"m1",\ndata: "answer":"Hello world","sources":[],"hybrid_path":"rrf_only","created_at":"2026-01-01T00:00:00Z"}\n\n';
@@ -42,7 +42,9 @@ describe("SseParser", () => {
   });
 
   it("defaults the event name to message and drops one leading space only", () => {
-    expect(parseAll(["data:  two spaces\n\n"])).toEqual([{ event: "message", data: " two spaces" }]);
+    expect(parseAll(["data:  two spaces\n\n"])).toEqual([
+      { event: "message", data: " two spaces" },
+    ]);
   });
 });
 
@@ -52,8 +54,14 @@ describe("toStreamEvent", () => {
       event: "meta",
       data: { conversation_id: "c" },
     });
-    expect(toStreamEvent("token", '{"delta":"d"}')).toEqual({ event: "token", data: { delta: "d" } });
-    expect(toStreamEvent("error", '{"detail":"boom"}')).toEqual({ event: "error", data: { detail: "boom" } });
+    expect(toStreamEvent("token", '{"delta":"d"}')).toEqual({
+      event: "token",
+      data: { delta: "d" },
+    });
+    expect(toStreamEvent("error", '{"detail":"boom"}')).toEqual({
+      event: "error",
+      data: { detail: "boom" },
+    });
     expect(toStreamEvent("final", '{"answer":"a","sources":[]}')?.event).toBe("final");
   });
 

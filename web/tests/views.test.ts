@@ -18,7 +18,9 @@ describe("relevanceView", () => {
   it("explains a missing score on non-reranked paths", () => {
     const v = relevanceView(null, "rrf_only");
     expect(v.kind).toBe("hint");
-    expect(v.label).toContain("relevance score shown only when answers are reranked".replace("relevance", "Relevance"));
+    expect(v.label).toContain(
+      "relevance score shown only when answers are reranked".replace("relevance", "Relevance"),
+    );
     expect(v.label).toContain("rrf_only");
     expect(relevanceView(undefined, "dense_only").label).toContain("dense_only");
   });
@@ -47,7 +49,13 @@ describe("linkableSources", () => {
 });
 
 describe("entry-performance roll-ups", () => {
-  const row = (card_id: string, period_start: string, r: number, c: number, rank = 2): EntryPerformance => ({
+  const row = (
+    card_id: string,
+    period_start: string,
+    r: number,
+    c: number,
+    rank = 2,
+  ): EntryPerformance => ({
     card_id,
     period_start,
     times_retrieved: r,
@@ -68,7 +76,12 @@ describe("entry-performance roll-ups", () => {
     const cards = totalsByCard(rows);
     expect(cards.map((c) => c.card_id)).toEqual(["int-b", "ext-a", "ext-c"]);
     const a = cards[1];
-    expect(a).toMatchObject({ times_retrieved: 10, times_cited: 2, cite_rate: 0.2, is_external: true });
+    expect(a).toMatchObject({
+      times_retrieved: 10,
+      times_cited: 2,
+      cite_rate: 0.2,
+      is_external: true,
+    });
     expect(a?.mean_rank).toBeCloseTo((1 * 4 + 3 * 6) / 10);
     expect(a?.last_cited).toBe("2026-01-01T12:00:00Z");
     expect(cards[2]?.cite_rate).toBeNull();
@@ -107,7 +120,9 @@ describe("small view logic", () => {
 
   it("reads FastAPI error bodies", () => {
     expect(errorDetail({ detail: "bad token" }, 401)).toBe("bad token");
-    expect(errorDetail({ detail: [{ msg: "too long" }, { msg: "empty" }] }, 422)).toBe("too long; empty");
+    expect(errorDetail({ detail: [{ msg: "too long" }, { msg: "empty" }] }, 422)).toBe(
+      "too long; empty",
+    );
     expect(errorDetail(null, 502)).toBe("request failed (HTTP 502)");
   });
 });

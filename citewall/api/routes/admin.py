@@ -117,7 +117,7 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
             )
             for m in messages
         ],
-        retrieval_events=conversation_events(session, str(conv.id)),
+        retrieval_events=conversation_events(session, messages),
     )
 
 

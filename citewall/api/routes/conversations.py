@@ -21,7 +21,7 @@ def public_message(message: Any) -> MessagePublic:
     return MessagePublic(
         id=str(message.id),
         role=message.role,
-        content=message.content,
+        content=prose_only(message.content) if assistant else message.content,
         # Serve boundary (ADR external-only): history reload is a member path too.
         sources=external_sources_only(message.sources or []) if assistant else [],
         hybrid_path=message.hybrid_path if assistant else None,

@@ -87,7 +87,13 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
             ) : (
               <EventsTable events={events} />
             )}
-            <Pager offset={offset} pageSize={PAGE} total={null} shown={events.length} onChange={setOffset} />
+            <Pager
+              offset={offset}
+              pageSize={PAGE}
+              total={null}
+              shown={events.length}
+              onChange={setOffset}
+            />
           </>
         )}
       </LoadState>

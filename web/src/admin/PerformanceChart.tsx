@@ -17,7 +17,7 @@ export function CardBarsChart(props: { cards: readonly CardTotals[]; limit?: num
   const cards = props.cards.slice(0, props.limit ?? 15);
   if (cards.length === 0) return null;
   const maxRetrieved = Math.max(1, ...cards.map((c) => c.times_retrieved));
-  const plot = BAR_WIDTH - LABEL_WIDTH - 60;
+  const plot = BAR_WIDTH - LABEL_WIDTH - 110; // room on the right for "12 · 100.0%"
   const height = cards.length * ROW + 30;
   return (
     <svg
@@ -32,9 +32,13 @@ export function CardBarsChart(props: { cards: readonly CardTotals[]; limit?: num
       </title>
       <g className="legend" transform="translate(0, 12)">
         <rect className="bar-retrieved" x={LABEL_WIDTH} y={-9} width={10} height={10} />
-        <text x={LABEL_WIDTH + 14} y={0}>times retrieved</text>
+        <text x={LABEL_WIDTH + 14} y={0}>
+          times retrieved
+        </text>
         <rect className="bar-cite" x={LABEL_WIDTH + 130} y={-9} width={10} height={10} />
-        <text x={LABEL_WIDTH + 144} y={0}>cite rate</text>
+        <text x={LABEL_WIDTH + 144} y={0}>
+          cite rate
+        </text>
       </g>
       {cards.map((c, i) => {
         const y = 24 + i * ROW;
@@ -45,13 +49,29 @@ export function CardBarsChart(props: { cards: readonly CardTotals[]; limit?: num
             <text className="chart-label" x={LABEL_WIDTH - 8} y={y + 14} textAnchor="end">
               {c.card_id.length > 30 ? `${c.card_id.slice(0, 29)}…` : c.card_id}
             </text>
-            <rect className="bar-retrieved" x={LABEL_WIDTH} y={y} width={Math.max(1, retrievedW)} height={11}>
+            <rect
+              className="bar-retrieved"
+              x={LABEL_WIDTH}
+              y={y}
+              width={Math.max(1, retrievedW)}
+              height={11}
+            >
               <title>{`${c.card_id}: retrieved ${c.times_retrieved} times`}</title>
             </rect>
-            <rect className="bar-cite" x={LABEL_WIDTH} y={y + 12} width={Math.max(1, citeW)} height={11}>
+            <rect
+              className="bar-cite"
+              x={LABEL_WIDTH}
+              y={y + 12}
+              width={Math.max(1, citeW)}
+              height={11}
+            >
               <title>{`${c.card_id}: cite rate ${formatRate(c.cite_rate)}`}</title>
             </rect>
-            <text className="chart-value" x={LABEL_WIDTH + Math.max(retrievedW, citeW) + 6} y={y + 16}>
+            <text
+              className="chart-value"
+              x={LABEL_WIDTH + Math.max(retrievedW, citeW) + 6}
+              y={y + 16}
+            >
               {c.times_retrieved} · {formatRate(c.cite_rate)}
             </text>
           </g>
@@ -78,7 +98,9 @@ export function TrendChart(props: { periods: readonly PeriodTotals[] }): ReactNo
   const x = (i: number): number => left + step * i + step / 2;
   const yRate = (r: number): number => top + plotH * (1 - r);
   const points = periods
-    .map((p, i) => (p.cite_rate === null ? null : `${x(i).toFixed(1)},${yRate(p.cite_rate).toFixed(1)}`))
+    .map((p, i) =>
+      p.cite_rate === null ? null : `${x(i).toFixed(1)},${yRate(p.cite_rate).toFixed(1)}`,
+    )
     .filter((p): p is string => p !== null);
   const labelEvery = Math.max(1, Math.ceil(periods.length / 8));
   return (
@@ -91,9 +113,15 @@ export function TrendChart(props: { periods: readonly PeriodTotals[] }): ReactNo
     >
       <title id="chart-trend-title">Times retrieved and cite rate per period, all cards</title>
       <line className="axis" x1={left} y1={top + plotH} x2={left + plotW} y2={top + plotH} />
-      <text className="axis-label" x={left - 6} y={top + 4} textAnchor="end">100%</text>
-      <text className="axis-label" x={left - 6} y={top + plotH} textAnchor="end">0%</text>
-      <text className="axis-label" x={left + plotW + 6} y={top + 4}>{maxRetrieved}</text>
+      <text className="axis-label" x={left - 6} y={top + 4} textAnchor="end">
+        100%
+      </text>
+      <text className="axis-label" x={left - 6} y={top + plotH} textAnchor="end">
+        0%
+      </text>
+      <text className="axis-label" x={left + plotW + 6} y={top + 4}>
+        {maxRetrieved}
+      </text>
       {periods.map((p, i) => {
         const h = (p.times_retrieved / maxRetrieved) * plotH;
         return (
@@ -118,7 +146,13 @@ export function TrendChart(props: { periods: readonly PeriodTotals[] }): ReactNo
       {points.length > 1 && <polyline className="line-cite" points={points.join(" ")} />}
       {periods.map((p, i) =>
         p.cite_rate === null ? null : (
-          <circle key={`pt-${p.period_start}`} className="dot-cite" cx={x(i)} cy={yRate(p.cite_rate)} r={4}>
+          <circle
+            key={`pt-${p.period_start}`}
+            className="dot-cite"
+            cx={x(i)}
+            cy={yRate(p.cite_rate)}
+            r={4}
+          >
             <title>{`${p.period_start}: cite rate ${formatRate(p.cite_rate)}`}</title>
           </circle>
         ),

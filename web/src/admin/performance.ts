@@ -70,7 +70,12 @@ export function totalsByPeriod(rows: readonly EntryPerformance[]): PeriodTotals[
   const acc = new Map<string, PeriodTotals>();
   for (const r of rows) {
     const key = r.period_start ?? "all";
-    const t = acc.get(key) ?? { period_start: key, times_retrieved: 0, times_cited: 0, cite_rate: null };
+    const t = acc.get(key) ?? {
+      period_start: key,
+      times_retrieved: 0,
+      times_cited: 0,
+      cite_rate: null,
+    };
     t.times_retrieved += r.times_retrieved;
     t.times_cited += r.times_cited;
     acc.set(key, t);

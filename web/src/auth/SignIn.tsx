@@ -1,7 +1,10 @@
 /** The sign-in form: paste the bearer token that `citewall users add` printed. */
 import { useState, type FormEvent, type ReactNode } from "react";
 
-export function SignIn(props: { error: string | null; onSubmit: (token: string) => void }): ReactNode {
+export function SignIn(props: {
+  error: string | null;
+  onSubmit: (token: string) => void;
+}): ReactNode {
   const [token, setToken] = useState("");
   const submit = (e: FormEvent): void => {
     e.preventDefault();

@@ -14,7 +14,11 @@ export function Pager(props: {
   const last = total !== null ? Math.min(total, offset + pageSize) : offset + (props.shown ?? 0);
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" disabled={offset === 0} onClick={() => props.onChange(Math.max(0, offset - pageSize))}>
+      <button
+        type="button"
+        disabled={offset === 0}
+        onClick={() => props.onChange(Math.max(0, offset - pageSize))}
+      >
         Previous
       </button>
       <span>

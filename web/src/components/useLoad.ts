@@ -2,9 +2,7 @@
 import { useEffect, useState, type DependencyList } from "react";
 
 export type Loaded<T> =
-  | { status: "loading" }
-  | { status: "ready"; data: T }
-  | { status: "error"; message: string };
+  { status: "loading" } | { status: "ready"; data: T } | { status: "error"; message: string };
 
 export function useLoad<T>(load: () => Promise<T>, deps: DependencyList): Loaded<T> {
   const [state, setState] = useState<Loaded<T>>({ status: "loading" });

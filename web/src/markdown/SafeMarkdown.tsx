@@ -22,13 +22,38 @@ parser.validateLink = () => false;
 
 /** Block and inline tags the renderer may create, keyed by markdown-it token tag. */
 const ALLOWED_TAGS = new Set([
-  "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "strong", "em", "s",
-  "table", "thead", "tbody", "tr", "th", "td", "hr", "br", "pre", "code",
+  "p",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "strong",
+  "em",
+  "s",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "hr",
+  "br",
+  "pre",
+  "code",
 ]);
 
 // Headings in an answer sit under the page's own headings.
 const HEADING_TAG: Record<string, string> = {
-  h1: "h3", h2: "h4", h3: "h5", h4: "h6", h5: "h6", h6: "h6",
+  h1: "h3",
+  h2: "h4",
+  h3: "h5",
+  h4: "h6",
+  h5: "h6",
+  h6: "h6",
 };
 
 export interface SafeMarkdownOptions {

@@ -99,6 +99,8 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
       ]);
       setBusy(true);
       setStatus("Answering…");
+      if (shownId.current === null)
+        setTitle(message.length > 80 ? `${message.slice(0, 79)}…` : message);
       let finished = false;
       try {
         await client.chatStream({ message, conversation_id: shownId.current }, (event) => {
@@ -168,7 +170,7 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
       </aside>
       <section className="chat" aria-labelledby="chat-title">
         <h1 id="chat-title" className="chat-title">
-          {conversationId ? title || "Conversation" : "New conversation"}
+          {title || (conversationId ? "Conversation" : "New conversation")}
         </h1>
         {loadError && (
           <p className="error" role="alert">

@@ -31,7 +31,12 @@ export function ConversationList(props: {
     };
   }, [client, version]);
 
-  if (error) return <p className="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p className="error" role="alert">
+        {error}
+      </p>
+    );
   if (items === null) return <p role="status">Loading…</p>;
   if (items.length === 0) return <p className="muted">No conversations yet.</p>;
   return (

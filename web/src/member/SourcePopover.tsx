@@ -62,12 +62,7 @@ export function SourcePopover(props: {
     }
   };
 
-  let host = "";
-  try {
-    host = new URL(href).host;
-  } catch {
-    host = href;
-  }
+  const shown = displayUrl(href);
 
   return (
     <div
@@ -97,7 +92,7 @@ export function SourcePopover(props: {
         <dt>Source</dt>
         <dd>
           <a className="source-link" href={href} target="_blank" rel="noopener noreferrer">
-            {host}
+            {shown}
             <span className="visually-hidden"> (opens in a new tab)</span>
           </a>
         </dd>
@@ -124,4 +119,16 @@ export function SourcePopover(props: {
       )}
     </div>
   );
+}
+
+/** The link text: host and path of the verified URL (no query), so the reader sees where it goes. */
+export function displayUrl(href: string): string {
+  try {
+    const url = new URL(href);
+    const path = url.pathname === "/" ? "" : url.pathname;
+    const text = url.host + path;
+    return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  } catch {
+    return href;
+  }
 }

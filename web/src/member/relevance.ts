@@ -6,8 +6,7 @@
 import type { HybridPath } from "../api/types";
 
 export type RelevanceView =
-  | { kind: "score"; score: number; label: string }
-  | { kind: "hint"; label: string };
+  { kind: "score"; score: number; label: string } | { kind: "hint"; label: string };
 
 const PATH_WORDS: Record<string, string> = {
   rrf_only: "rrf_only (fused keyword and semantic search, not reranked)",
@@ -15,7 +14,10 @@ const PATH_WORDS: Record<string, string> = {
 };
 
 /** Decide how to present `score` for an answer retrieved along `path`. */
-export function relevanceView(score: number | null | undefined, path: HybridPath | undefined): RelevanceView {
+export function relevanceView(
+  score: number | null | undefined,
+  path: HybridPath | undefined,
+): RelevanceView {
   if (typeof score === "number" && Number.isFinite(score)) {
     const clamped = Math.min(100, Math.max(0, Math.round(score)));
     return { kind: "score", score: clamped, label: `${clamped} / 100` };

@@ -1,0 +1,209 @@
+"""The HTML report: one self-contained file (inline CSS and SVG, no script, no external asset).
+
+Every value is HTML-escaped: reasons quote what a model wrote, and the report must be as inert
+as the UI. A restrictive Content-Security-Policy meta tag makes a mistake here harmless too.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from citewall.evals.svg import confusion_matrix, grouped_bars
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+color:#222;line-height:1.4;padding:0 1rem}
+h1 .pass{color:#2e7d32}h1 .fail{color:#c62828}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem}
+th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.fail td{background:#fdecea}tr.regressed td,tr.missing td{background:#fdecea}
+.charts{display:flex;flex-wrap:wrap;gap:1.5rem}.note{color:#555;font-size:.9rem}
+"""
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if value is None:
+        return "-"
+    return escape(str(value))
+
+
+def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | None = None) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = []
+    for i, row in enumerate(rows):
+        cls = f' class="{escape(row_class[i])}"' if row_class and row_class[i] else ""
+        cells = "".join(
+            f'<td class="num">{_fmt(v)}</td>'
+            if isinstance(v, int | float) and not isinstance(v, bool)
+            else f"<td>{_fmt(v)}</td>"
+            for v in row
+        )
+        body.append(f"<tr{cls}>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The whole report as one HTML document."""
+    passed = report["passed"]
+    verdict = '<span class="pass">PASS</span>' if passed else '<span class="fail">FAIL</span>'
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>citewall evaluation: {'PASS' if passed else 'FAIL'}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>citewall evaluation: {verdict}</h1>",
+        f"<p>Profile <code>{escape(report['profile'])}</code>, started "
+        f"{escape(report['started_at'])}, "
+        f"{sum(report.get('timings_s', {}).values()):.1f} s in total. Red-team gate: "
+        f"<b>{report['gate_failures']} failing case(s)</b>; regressions beyond tolerance: "
+        f"<b>{len(report['regressions'])}</b>.</p>",
+        "<h2>Environment</h2>",
+        _table(["item", "value"], [[k, v] for k, v in report.get("environment", {}).items()]),
+        "<h2>Timings (s)</h2>",
+        _table(["stage", "seconds"], [[k, v] for k, v in report.get("timings_s", {}).items()]),
+    ]
+    parts += _judge(report.get("judge") or {})
+    parts += _charts(report)
+    parts += _citations(report.get("citations") or {}, report.get("hidden") or {})
+    parts += _redteam(report)
+    parts += _baseline(report)
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def _judge(judge: dict[str, Any]) -> list[str]:
+    if not judge:
+        return []
+    t = judge.get("thresholds", {})
+    loo, fitted = judge.get("leave_one_out", {}), judge.get("fitted", {})
+    return [
+        "<h2>Support judge calibration</h2>",
+        f"<p>{judge.get('labels', 0)} hand-labelled pairs; weight {_fmt(t.get('weight'))}, "
+        f"threshold {_fmt(t.get('threshold'))}, min key-term share {_fmt(t.get('min_key'))}. "
+        f"Accuracy {_fmt(fitted.get('accuracy'))} fitted, {_fmt(loo.get('accuracy'))} "
+        "leave-one-out.</p><div class='charts'>",
+        confusion_matrix(
+            "fitted", fitted.get("tp", 0), fitted.get("fp", 0), fitted.get("fn", 0), fitted.get("tn", 0)
+        ),
+        confusion_matrix(
+            "leave-one-out", loo.get("tp", 0), loo.get("fp", 0), loo.get("fn", 0), loo.get("tn", 0)
+        ),
+        "</div>",
+    ]
+
+
+def _charts(report: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    retrieval = report.get("retrieval") or {}
+    if retrieval:
+        rows = [
+            [p, s.get("label"), s.get("ndcg@10"), s.get("recall@10"), s.get("mrr"), s.get("questions")]
+            for p, s in retrieval.items()
+        ]
+        out += [
+            "<h2>Retrieval (per path)</h2>",
+            grouped_bars(
+                "Retrieval on the test split",
+                [(p, {k: s.get(k, 0.0) for k in ("ndcg@10", "recall@10", "mrr")}) for p, s in retrieval.items()],
+                ["ndcg@10", "recall@10", "mrr"],
+            ),
+            _table(["path", "ran as", "nDCG@10", "recall@10", "MRR", "questions"], rows),
+        ]
+    return out
+
+
+def _citations(c: dict[str, Any], h: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    if c:
+        out += [
+            "<h2>Citation quality (ALCE-style)</h2>",
+            grouped_bars(
+                "Citation quality of stored answers",
+                [("stored answers", {"recall": c.get("citation_recall", 0.0),
+                                     "precision": c.get("citation_precision", 0.0)})],
+                ["recall", "precision"],
+            ),
+            _table(["metric", "value"], [[k, v] for k, v in c.items()]),
+        ]
+    if h:
+        out += [
+            "<h2>Answer quality with citations hidden</h2>",
+            grouped_bars(
+                "Same scorer, full stored answer vs member view",
+                [
+                    ("support", {"full": h.get("full_support", 0.0), "member": h.get("member_support", 0.0)}),
+                    ("gold coverage", {"full": h.get("full_coverage", 0.0), "member": h.get("member_coverage", 0.0)}),
+                ],
+                ["full", "member"],
+            ),
+            f"<p>Prose identical in {_fmt(h.get('prose_identical'))}/{_fmt(h.get('questions'))} "
+            f"answers; {_fmt(h.get('internal_citations_hidden'))} internal citations hidden; "
+            f"tolerance {_fmt(h.get('tolerance'))}; holds: <b>{_fmt(h.get('quality_holds'))}</b>.</p>",
+        ]
+        by_kind = h.get("by_kind") or {}
+        if by_kind:
+            out.append(
+                _table(
+                    ["question kind", "n", "member support", "member coverage", "full coverage",
+                     "member sources/answer", "stored sources/answer"],
+                    [
+                        [k, v.get("questions"), v.get("member_support"), v.get("member_coverage"),
+                         v.get("full_coverage"), v.get("member_sources_per_answer"),
+                         v.get("stored_sources_per_answer")]
+                        for k, v in by_kind.items()
+                    ],
+                )
+            )
+    return out
+
+
+def _redteam(report: dict[str, Any]) -> list[str]:
+    rows = report.get("redteam") or []
+    if not rows:
+        return []
+    by_gen: dict[str, dict[str, float]] = {}
+    for r in rows:
+        g = by_gen.setdefault(r["generator"], {"pass": 0.0, "n": 0.0})
+        g["n"] += 1
+        g["pass"] += r["verdict"] == "pass"
+    return [
+        "<h2>Red-team gate</h2>",
+        f"<p class='note'>Prose link policy: {escape(str(report.get('ui_policy', '')))}</p>",
+        grouped_bars(
+            "Pass rate per generator",
+            [(g, {"pass rate": v["pass"] / v["n"]}) for g, v in by_gen.items()],
+            ["pass rate"],
+        ),
+        _table(
+            ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
+            [
+                [r["case"], r["kind"], r["technique"], r["generator"], r["verdict"].upper(),
+                 r["reason"], r.get("target_retrieved")]
+                for r in rows
+            ],
+            ["fail" if r["verdict"] != "pass" else "" for r in rows],
+        ),
+    ]
+
+
+def _baseline(report: dict[str, Any]) -> list[str]:
+    comps = report.get("comparisons") or []
+    out = ["<h2>Baseline comparison</h2>"]
+    if report.get("baseline_note"):
+        out.append(f"<p class='note'>{escape(report['baseline_note'])}</p>")
+    if comps:
+        out.append(
+            _table(
+                ["metric", "baseline", "current", "delta", "tolerance", "status"],
+                [[c["metric"], c["baseline"], c["current"], c["delta"], c["tolerance"], c["status"]] for c in comps],
+                [c["status"] for c in comps],
+            )
+        )
+    return out

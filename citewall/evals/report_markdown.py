@@ -1,0 +1,207 @@
+"""The Markdown report: every metric, the red-team table, the baseline comparison.
+
+Reads the plain dict of ``EvalResult.as_dict()``. Cell text is escaped so a model-written
+reason cannot break the table or inject Markdown links into the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cell(value: Any) -> str:
+    """A table cell: numbers to 3 decimals, pipes/newlines/brackets made inert."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if value is None:
+        return "-"
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return text.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    verdict = "PASS" if report["passed"] else "FAIL"
+    env = report.get("environment", {})
+    out = [
+        f"# citewall evaluation: {verdict}",
+        "",
+        f"Profile `{report['profile']}`, started {report['started_at']}, "
+        f"{sum(report.get('timings_s', {}).values()):.1f} s in total.",
+        "",
+        f"- red-team gate: **{report['gate_failures']} failing case(s)**",
+        f"- regressions beyond tolerance: **{len(report['regressions'])}**"
+        + (f" ({', '.join(report['regressions'])})" if report["regressions"] else ""),
+        f"- answer quality with citations hidden holds: "
+        f"**{cell(report.get('hidden', {}).get('quality_holds', True))}**",
+        "",
+        "## Environment",
+        "",
+        *table(["item", "value"], [[k, v] for k, v in env.items()]),
+        "",
+        "## Timings (s)",
+        "",
+        *table(["stage", "seconds"], [[k, v] for k, v in report.get("timings_s", {}).items()]),
+        "",
+    ]
+    out += _judge(report.get("judge", {}))
+    out += _retrieval(report.get("retrieval", {}))
+    out += _citations(report.get("citations", {}))
+    out += _hidden(report.get("hidden", {}))
+    out += _redteam(report)
+    out += _baseline(report)
+    return "\n".join(out) + "\n"
+
+
+def _judge(judge: dict[str, Any]) -> list[str]:
+    if not judge:
+        return []
+    t = judge.get("thresholds", {})
+    fitted, loo = judge.get("fitted", {}), judge.get("leave_one_out", {})
+    out = [
+        "## Support judge calibration",
+        "",
+        f"{judge.get('labels', 0)} hand-labelled pairs. Chosen: weight {cell(t.get('weight'))} "
+        f"(cosine vs lexical), threshold {cell(t.get('threshold'))}, min key-term share "
+        f"{cell(t.get('min_key'))}.",
+        "",
+        *table(
+            ["", "accuracy", "balanced acc.", "kappa", "TP", "FP", "TN", "FN"],
+            [
+                [name, d.get("accuracy"), d.get("balanced_accuracy"), d.get("kappa"),
+                 d.get("tp"), d.get("fp"), d.get("tn"), d.get("fn")]
+                for name, d in (("fitted", fitted), ("leave-one-out", loo))
+            ],
+        ),
+        "",
+    ]
+    grid = judge.get("grid_balanced_accuracy_by_weight") or {}
+    if grid:
+        out += [
+            "Best balanced accuracy by cosine weight (0 = lexical only, 1 = embedding only):",
+            "",
+            *table(["weight", *grid.keys()], [["balanced acc.", *grid.values()]]),
+            "",
+        ]
+    errors = judge.get("disagreements") or []
+    if errors:
+        out += ["Disagreements (fitted):", ""]
+        out += table(
+            ["sentence", "card", "label"],
+            [[e["sentence"], e["card_id"], e["label"]] for e in errors[:15]],
+        )
+        out.append("")
+    return out
+
+
+def _retrieval(retrieval: dict[str, Any]) -> list[str]:
+    if not retrieval:
+        return []
+    rows = [
+        [path, s.get("label"), s.get("ndcg@10"), s.get("recall@10"), s.get("mrr"), s.get("questions")]
+        for path, s in retrieval.items()
+    ]
+    return [
+        "## Retrieval (per path)",
+        "",
+        *table(["path", "ran as", "nDCG@10", "recall@10", "MRR", "questions"], rows),
+        "",
+    ]
+
+
+def _citations(c: dict[str, Any]) -> list[str]:
+    if not c:
+        return []
+    keys = [
+        "citation_recall", "citation_precision", "sentences", "supported_sentences",
+        "citations", "relevant_citations", "uncited_sentences", "unresolved_markers",
+    ]
+    return [
+        "## Citation quality (ALCE-style, stored answers)",
+        "",
+        *table(["metric", "value"], [[k, c.get(k)] for k in keys]),
+        "",
+    ]
+
+
+def _hidden(h: dict[str, Any]) -> list[str]:
+    if not h:
+        return []
+    out = [
+        "## Answer quality with citations hidden",
+        "",
+        *table(
+            ["view", "support", "gold coverage"],
+            [
+                ["full stored answer", h.get("full_support"), h.get("full_coverage")],
+                ["member (prose-only, external sources)", h.get("member_support"),
+                 h.get("member_coverage")],
+            ],
+        ),
+        "",
+        f"Prose identical in {h.get('prose_identical')}/{h.get('questions')} answers; "
+        f"{h.get('internal_citations_hidden')} internal citations hidden from members; "
+        f"tolerance {cell(h.get('tolerance'))}; holds: **{cell(h.get('quality_holds'))}**.",
+        "",
+    ]
+    by_kind = h.get("by_kind") or {}
+    if by_kind:
+        out += table(
+            ["question kind", "n", "member support", "member coverage", "full coverage",
+             "member sources/answer", "stored sources/answer"],
+            [
+                [k, v.get("questions"), v.get("member_support"), v.get("member_coverage"),
+                 v.get("full_coverage"), v.get("member_sources_per_answer"),
+                 v.get("stored_sources_per_answer")]
+                for k, v in by_kind.items()
+            ],
+        )
+        out.append("")
+    return out
+
+
+def _redteam(report: dict[str, Any]) -> list[str]:
+    rows = report.get("redteam") or []
+    if not rows:
+        return []
+    out = [
+        "## Red-team gate",
+        "",
+        f"Prose link policy: {cell(report.get('ui_policy'))}",
+        "",
+        *table(
+            ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
+            [
+                [r["case"], r["kind"], r["technique"], r["generator"], r["verdict"].upper(),
+                 r["reason"], r.get("target_retrieved")]
+                for r in rows
+            ],
+        ),
+        "",
+    ]
+    return out
+
+
+def _baseline(report: dict[str, Any]) -> list[str]:
+    comps = report.get("comparisons") or []
+    out = ["## Baseline comparison", ""]
+    if report.get("baseline_note"):
+        out += [report["baseline_note"], ""]
+    if comps:
+        out += table(
+            ["metric", "baseline", "current", "delta", "tolerance", "status"],
+            [
+                [c["metric"], c["baseline"], c["current"], c["delta"], c["tolerance"], c["status"]]
+                for c in comps
+            ],
+        )
+        out.append("")
+    return out
