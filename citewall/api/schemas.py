@@ -15,6 +15,7 @@ from citewall.boundary.external import SourcePublic
 from citewall.retrieval.types import HybridPath
 
 __all__ = [
+    "MAX_OFFSET",
     "AdminCard",
     "AdminCardPage",
     "AdminConversation",
@@ -33,6 +34,10 @@ __all__ = [
     "SearchResultPublic",
     "SourcePublic",
 ]
+
+
+#: Largest page offset accepted (SQLite integers are 64-bit; deeper pages mean a bad client).
+MAX_OFFSET = 1_000_000
 
 
 class _Public(BaseModel):

@@ -1,8 +1,8 @@
 """The serve boundary: THE single helper that decides which sources a member may see.
 
-See the decision record "ADR-0033: External-only citations in the member UI"
-(``/work/shared/seeds/adr-external-only-citations.txt``, summarised in docs/decisions.md) and
-DESIGN.md "Contracts". Every member path that serves sources (chat response, the final stream
+See the decision record "ADR-0033: External-only citations in the member UI" (summarised in
+docs/decisions.md; the member's view is described in docs/citations.md) and DESIGN.md
+"Contracts". Every member path that serves sources (chat response, the final stream
 event, history reload, search) must call ``external_sources_only``; admin paths see full data.
 
 A source is kept only when its allowlisted metadata has a non-empty string ``url`` that passes

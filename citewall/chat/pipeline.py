@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
 from citewall.citations.reconcile import reconcile
-from citewall.errors import UserError
+from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
 from citewall.generation.protocols import Generator, Turn
 from citewall.retrieval.protocols import Embedder
@@ -76,7 +76,8 @@ def answer_question(
     ):
         if isinstance(item, Answer):
             final = item
-    assert final is not None  # stream_answer always ends with an Answer
+    if final is None:  # stream_answer always ends with an Answer; guard against a regression
+        raise GenerationError("the answer pipeline produced no final answer")
     return final
 
 

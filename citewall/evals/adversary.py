@@ -106,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _AdversaryHTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return  # quiet: the harness reports, not the access log
 
     def _send_json(self, status: int, body: dict[str, Any]) -> None:

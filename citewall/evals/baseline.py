@@ -81,7 +81,9 @@ def load_baseline(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise BaselineError(f"{path}: not JSON ({exc}); fix it or rerun with --update-baseline")
+        raise BaselineError(
+            f"{path}: not JSON ({exc}); fix it or rerun with --update-baseline"
+        ) from None
     if not isinstance(data, dict):
         raise BaselineError(f"{path}: expected a JSON object of profiles")
     return data
@@ -101,7 +103,9 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-def write_baseline(path: Path, profile: str, metrics: dict[str, float], meta: dict[str, Any]) -> None:
+def write_baseline(
+    path: Path, profile: str, metrics: dict[str, float], meta: dict[str, Any]
+) -> None:
     """Replace one profile's table in the baseline file (other profiles are kept)."""
     data = load_baseline(path)
     data[profile] = {"metrics": {k: round(v, 4) for k, v in sorted(metrics.items())}, "meta": meta}

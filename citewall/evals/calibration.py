@@ -72,9 +72,9 @@ class Confusion:
         if not n:
             return 0.0
         po = self.accuracy
-        pe = ((self.tp + self.fp) * (self.tp + self.fn) + (self.tn + self.fn) * (self.tn + self.fp)) / (
-            n * n
-        )
+        pe = (
+            (self.tp + self.fp) * (self.tp + self.fn) + (self.tn + self.fn) * (self.tn + self.fp)
+        ) / (n * n)
         return (po - pe) / (1 - pe) if pe < 1 else 1.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -121,7 +121,9 @@ def load_labels(path: Path) -> list[SupportLabel]:
             continue
         try:
             row = json.loads(line)
-            labels.append(SupportLabel(str(row["sentence"]), str(row["card_id"]), bool(row["supports"])))
+            labels.append(
+                SupportLabel(str(row["sentence"]), str(row["card_id"]), bool(row["supports"]))
+            )
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}:{lineno}: not a support label ({exc})") from None
     return labels
@@ -170,7 +172,10 @@ def fit(features: Sequence[Sequence[UnitFeatures]], labels: Sequence[bool]) -> S
     best: tuple[float, SupportThresholds] | None = None
     for weight in WEIGHTS:
         for min_key in MIN_KEYS:
-            scored = [(_example_score(f, weight, min_key), y) for f, y in zip(features, labels, strict=True)]
+            scored = [
+                (_example_score(f, weight, min_key), y)
+                for f, y in zip(features, labels, strict=True)
+            ]
             threshold, bacc = _best_threshold(scored)
             cand = SupportThresholds(weight=weight, threshold=round(threshold, 4), min_key=min_key)
             if best is None or bacc > best[0] + 1e-12:
@@ -205,7 +210,9 @@ def calibrate(judge: SupportJudge, labels: Sequence[SupportLabel]) -> Calibratio
     grid = {
         f"{w:g}": round(
             max(
-                _best_threshold([(_example_score(f, w, k), y) for f, y in zip(feats, ys, strict=True)])[1]
+                _best_threshold(
+                    [(_example_score(f, w, k), y) for f, y in zip(feats, ys, strict=True)]
+                )[1]
                 for k in MIN_KEYS
             ),
             4,

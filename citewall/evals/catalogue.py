@@ -105,7 +105,7 @@ class Catalogue:
                 "M": json.dumps(card.metadata, ensure_ascii=False),
                 "B": card.body,
             }
-            for kind, blob in blobs.items():
+            for blob in blobs.values():
                 for match in CANARY.finditer(blob):
                     canaries[match.group(1).upper()].add(match.group(0).upper())
         public_text = "\n".join(c.text for c in cards if c.is_external)

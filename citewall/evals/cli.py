@@ -79,6 +79,6 @@ def run(
         )
     if result.baseline_note:
         typer.echo(result.baseline_note)
-    for kind, path in run_.files.items():
-        typer.echo(f"report ({kind}): {path}")
+    for kind, written in run_.files.items():
+        typer.echo(f"report ({kind}): {written}")
     raise typer.Exit(run_.exit_code)

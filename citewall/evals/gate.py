@@ -112,6 +112,7 @@ class CaseResult:
             "target_retrieved": self.target_retrieved,
             "findings": [vars_of(f) for f in self.findings[:20]],
             "warnings": len(self.warnings),
+            "elapsed_s": round(self.elapsed_s, 2),
         }
 
 
@@ -161,7 +162,9 @@ class GateRunner:
 
     def _member_exchanges(self, question: str) -> tuple[list[Exchange], list[str]]:
         c, h = self.client, self._member
-        chat = exchange_from("POST /chat", c.post("/api/v1/chat", json={"message": question}, headers=h))
+        chat = exchange_from(
+            "POST /chat", c.post("/api/v1/chat", json={"message": question}, headers=h)
+        )
         stream = exchange_from(
             "POST /chat/stream",
             c.post("/api/v1/chat/stream", json={"message": question}, headers=h),
@@ -175,10 +178,14 @@ class GateRunner:
                 conv_ids.append(str(data["conversation_id"]))
                 break
         exchanges = [chat, stream]
-        exchanges.append(exchange_from("GET /conversations", c.get("/api/v1/conversations", headers=h)))
+        exchanges.append(
+            exchange_from("GET /conversations", c.get("/api/v1/conversations", headers=h))
+        )
         for cid in conv_ids:
             exchanges.append(
-                exchange_from(f"GET /conversations/{cid}", c.get(f"/api/v1/conversations/{cid}", headers=h))
+                exchange_from(
+                    f"GET /conversations/{cid}", c.get(f"/api/v1/conversations/{cid}", headers=h)
+                )
             )
         exchanges.append(
             exchange_from(
@@ -197,7 +204,9 @@ class GateRunner:
         for cid in conv_ids:
             resp = self.client.get(f"/api/v1/admin/conversations/{cid}", headers=self._admin)
             if resp.status_code != 200:
-                findings.append(Finding("admin-view", f"admin GET {cid}", f"HTTP {resp.status_code}"))
+                findings.append(
+                    Finding("admin-view", f"admin GET {cid}", f"HTTP {resp.status_code}")
+                )
                 continue
             conv = resp.json()
             events = conv.get("retrieval_events") or []
@@ -207,7 +216,11 @@ class GateRunner:
                 mid = str(msg.get("id"))
                 turn_events = [e for e in events if str(e.get("message_id")) == mid]
                 retrieved = {str(e.get("card_id")) for e in turn_events}
-                by_rank = {int(e["final_rank"]): str(e["card_id"]) for e in turn_events if e.get("final_rank")}
+                by_rank = {
+                    int(e["final_rank"]): str(e["card_id"])
+                    for e in turn_events
+                    if e.get("final_rank")
+                }
                 retrieved_all |= retrieved
                 for i, src in enumerate(msg.get("sources") or []):
                     card = str(src.get("card_id"))
@@ -216,7 +229,9 @@ class GateRunner:
                         findings.append(Finding("citation-outside-context", where, card))
                     elif by_rank and by_rank.get(int(src.get("n", 0))) != card:
                         findings.append(
-                            Finding("citation-outside-context", where, f"[{src.get('n')}] is not {card}")
+                            Finding(
+                                "citation-outside-context", where, f"[{src.get('n')}] is not {card}"
+                            )
                         )
                 for card in served.get(mid, []):
                     if card not in retrieved:
@@ -252,7 +267,9 @@ class GateRunner:
                     if msg.get("hybrid_path") and result.hybrid_path is None:
                         result.hybrid_path = str(msg["hybrid_path"])
                 if isinstance(body, dict) and isinstance(body.get("results"), list):
-                    findings += source_url_findings(body["results"], self.catalogue, f"{ex.label} results")
+                    findings += source_url_findings(
+                        body["results"], self.catalogue, f"{ex.label} results"
+                    )
         stored, retrieved = self._stored_checks(conv_ids, served)
         findings += stored
         if case.target_card:
@@ -269,7 +286,9 @@ class GateRunner:
         if internal:
             values["card_id"] = internal[0]
         findings = probe_admin_routes(self.client, self.catalogue, self.tokens.member, values)
-        findings += probe_foreign_conversation(self.client, self.tokens.other_member, conversation_id)
+        findings += probe_foreign_conversation(
+            self.client, self.tokens.other_member, conversation_id
+        )
         result = CaseResult("access:admin-routes", "access", "privilege", generator, findings)
         result.elapsed_s = time.perf_counter() - t0
         return result

@@ -95,7 +95,9 @@ def load_questions(split: str) -> list[dict[str, Any]]:
     path = QUESTIONS_DIR / f"questions.{split}.jsonl"
     if not path.is_file():
         raise UserError(f"{path}: labelled questions not found")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     return [r for r in rows if r.get("gold")]
 
 

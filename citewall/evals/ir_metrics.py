@@ -95,7 +95,9 @@ def score_rankings(
         recall_at_10=fmean(recall_at_k(r, g, 10) for r, g in zip(rankings, golds, strict=True))
         if n
         else 0.0,
-        mrr=fmean(reciprocal_rank(r, g) for r, g in zip(rankings, golds, strict=True)) if n else 0.0,
+        mrr=fmean(reciprocal_rank(r, g) for r, g in zip(rankings, golds, strict=True))
+        if n
+        else 0.0,
         questions=n,
         label=label,
     )
@@ -124,7 +126,10 @@ def evaluate_retrieval_paths(
     labels: set[str] = set()
     for q in questions:
         text = str(q["question"])
-        dense = [h.chunk_id for h in retriever.vector_index.query(retriever.embedder.embed_query(text), depth)]
+        dense = [
+            h.chunk_id
+            for h in retriever.vector_index.query(retriever.embedder.embed_query(text), depth)
+        ]
         lexical = retriever.lexical
         bm25 = [h.chunk_id for h in lexical.query(text, depth)] if lexical is not None else []
         unknown = [c for c in {*dense, *bm25} if c not in parents]
@@ -161,7 +166,10 @@ def evaluate_paths(retriever: Any, questions: Sequence[dict[str, Any]]) -> dict[
         from citewall.retrieval import evaluation as ev
     except ImportError:
         return evaluate_retrieval_paths(retriever, questions)
-    qs = [ev.Question(str(q["id"]), str(q["question"]), tuple(q["gold"]), str(q.get("kind", ""))) for q in questions]
+    qs = [
+        ev.Question(str(q["id"]), str(q["question"]), tuple(q["gold"]), str(q.get("kind", "")))
+        for q in questions
+    ]
     s = retriever.settings
     runs = ev.stage_runs(retriever, qs)
 
@@ -180,7 +188,9 @@ def evaluate_paths(retriever: Any, questions: Sequence[dict[str, Any]]) -> dict[
         ),
     }
     if retriever.reranker is not None:
-        out["full"] = scored("full", ev.full_rankings(retriever, retriever.reranker, runs, qs), "full")
+        out["full"] = scored(
+            "full", ev.full_rankings(retriever, retriever.reranker, runs, qs), "full"
+        )
     served = [retriever.retrieve(q.question, k=10) for q in qs]
     labels = "/".join(sorted({str(c.hybrid_path) for c in served}))
     out["served"] = scored("served", [[c.id for c in ctx.chunks] for ctx in served], labels)

@@ -94,9 +94,7 @@ def pieces_of(exchange: Exchange, own_texts: Sequence[str] = ()) -> list[Payload
         pieces.append(PayloadText(f"{exchange.label} tokens(joined)", "".join(stream_prose), True))
     else:
         pieces.extend(flatten(exchange.body, f"{exchange.label} $"))
-    return [
-        PayloadText(p.where, p.text, p.prose, own=_is_own(p.text, own_texts)) for p in pieces
-    ]
+    return [PayloadText(p.where, p.text, p.prose, own=_is_own(p.text, own_texts)) for p in pieces]
 
 
 def final_event(exchange: Exchange) -> dict[str, Any] | None:

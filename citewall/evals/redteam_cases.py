@@ -17,7 +17,6 @@ from pathlib import Path
 
 from citewall.evals.catalogue import CatalogueError, KbCard, bare_title
 
-
 _TAG = re.compile(r"<(\w+)[^>]*>.*?</\1>|<[^>]+>", re.S)
 
 
@@ -99,5 +98,5 @@ def fast_subset(
     indirect = [c for c in cases if c.kind == "indirect"]
     internal = [c for c in indirect if c.technique == "internal"]
     external = [c for c in indirect if c.technique != "internal"]
-    out += internal[::indirect_every] + external[::indirect_every + 1]
+    out += internal[::indirect_every] + external[:: indirect_every + 1]
     return out

@@ -140,9 +140,13 @@ def replay_questions(
             result.failures.append(f"{q['id']}: stored message {served['message_id']} missing")
             continue
         events = [
-            e for e in stored.get("retrieval_events") or [] if str(e.get("message_id")) == str(message["id"])
+            e
+            for e in stored.get("retrieval_events") or []
+            if str(e.get("message_id")) == str(message["id"])
         ]
-        retrieved = [str(e["card_id"]) for e in sorted(events, key=lambda e: e.get("final_rank") or 0)]
+        retrieved = [
+            str(e["card_id"]) for e in sorted(events, key=lambda e: e.get("final_rank") or 0)
+        ]
         gold = [str(g) for g in q.get("gold", [])]
         sources = message.get("sources") or []
         result.rows.append(
@@ -151,7 +155,8 @@ def replay_questions(
                 kind=str(q.get("kind", "")),
                 full=view_scores(message["content"], retrieved, gold, judge),
                 member=view_scores(served["answer"], retrieved, gold, judge),
-                prose_identical=strip_markers(message["content"]).strip() == served["answer"].strip(),
+                prose_identical=strip_markers(message["content"]).strip()
+                == served["answer"].strip(),
                 stored_sources=len(sources),
                 member_sources=len(served.get("sources") or []),
                 internal_cited=sum(1 for s in sources if not (s.get("metadata") or {}).get("url")),

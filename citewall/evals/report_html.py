@@ -90,7 +90,11 @@ def _judge(judge: dict[str, Any]) -> list[str]:
         f"Accuracy {_fmt(fitted.get('accuracy'))} fitted, {_fmt(loo.get('accuracy'))} "
         "leave-one-out.</p><div class='charts'>",
         confusion_matrix(
-            "fitted", fitted.get("tp", 0), fitted.get("fp", 0), fitted.get("fn", 0), fitted.get("tn", 0)
+            "fitted",
+            fitted.get("tp", 0),
+            fitted.get("fp", 0),
+            fitted.get("fn", 0),
+            fitted.get("tn", 0),
         ),
         confusion_matrix(
             "leave-one-out", loo.get("tp", 0), loo.get("fp", 0), loo.get("fn", 0), loo.get("tn", 0)
@@ -104,14 +108,24 @@ def _charts(report: dict[str, Any]) -> list[str]:
     retrieval = report.get("retrieval") or {}
     if retrieval:
         rows = [
-            [p, s.get("label"), s.get("ndcg@10"), s.get("recall@10"), s.get("mrr"), s.get("questions")]
+            [
+                p,
+                s.get("label"),
+                s.get("ndcg@10"),
+                s.get("recall@10"),
+                s.get("mrr"),
+                s.get("questions"),
+            ]
             for p, s in retrieval.items()
         ]
         out += [
             "<h2>Retrieval (per path)</h2>",
             grouped_bars(
                 "Retrieval on the test split",
-                [(p, {k: s.get(k, 0.0) for k in ("ndcg@10", "recall@10", "mrr")}) for p, s in retrieval.items()],
+                [
+                    (p, {k: s.get(k, 0.0) for k in ("ndcg@10", "recall@10", "mrr")})
+                    for p, s in retrieval.items()
+                ],
                 ["ndcg@10", "recall@10", "mrr"],
             ),
             _table(["path", "ran as", "nDCG@10", "recall@10", "MRR", "questions"], rows),
@@ -126,8 +140,15 @@ def _citations(c: dict[str, Any], h: dict[str, Any]) -> list[str]:
             "<h2>Citation quality (ALCE-style)</h2>",
             grouped_bars(
                 "Citation quality of stored answers",
-                [("stored answers", {"recall": c.get("citation_recall", 0.0),
-                                     "precision": c.get("citation_precision", 0.0)})],
+                [
+                    (
+                        "stored answers",
+                        {
+                            "recall": c.get("citation_recall", 0.0),
+                            "precision": c.get("citation_precision", 0.0),
+                        },
+                    )
+                ],
                 ["recall", "precision"],
             ),
             _table(["metric", "value"], [[k, v] for k, v in c.items()]),
@@ -138,25 +159,51 @@ def _citations(c: dict[str, Any], h: dict[str, Any]) -> list[str]:
             grouped_bars(
                 "Same scorer, full stored answer vs member view",
                 [
-                    ("support", {"full": h.get("full_support", 0.0), "member": h.get("member_support", 0.0)}),
-                    ("gold coverage", {"full": h.get("full_coverage", 0.0), "member": h.get("member_coverage", 0.0)}),
+                    (
+                        "support",
+                        {
+                            "full": h.get("full_support", 0.0),
+                            "member": h.get("member_support", 0.0),
+                        },
+                    ),
+                    (
+                        "gold coverage",
+                        {
+                            "full": h.get("full_coverage", 0.0),
+                            "member": h.get("member_coverage", 0.0),
+                        },
+                    ),
                 ],
                 ["full", "member"],
             ),
             f"<p>Prose identical in {_fmt(h.get('prose_identical'))}/{_fmt(h.get('questions'))} "
             f"answers; {_fmt(h.get('internal_citations_hidden'))} internal citations hidden; "
-            f"tolerance {_fmt(h.get('tolerance'))}; holds: <b>{_fmt(h.get('quality_holds'))}</b>.</p>",
+            f"tolerance {_fmt(h.get('tolerance'))}; "
+            f"holds: <b>{_fmt(h.get('quality_holds'))}</b>.</p>",
         ]
         by_kind = h.get("by_kind") or {}
         if by_kind:
             out.append(
                 _table(
-                    ["question kind", "n", "member support", "member coverage", "full coverage",
-                     "member sources/answer", "stored sources/answer"],
                     [
-                        [k, v.get("questions"), v.get("member_support"), v.get("member_coverage"),
-                         v.get("full_coverage"), v.get("member_sources_per_answer"),
-                         v.get("stored_sources_per_answer")]
+                        "question kind",
+                        "n",
+                        "member support",
+                        "member coverage",
+                        "full coverage",
+                        "member sources/answer",
+                        "stored sources/answer",
+                    ],
+                    [
+                        [
+                            k,
+                            v.get("questions"),
+                            v.get("member_support"),
+                            v.get("member_coverage"),
+                            v.get("full_coverage"),
+                            v.get("member_sources_per_answer"),
+                            v.get("stored_sources_per_answer"),
+                        ]
                         for k, v in by_kind.items()
                     ],
                 )
@@ -184,8 +231,15 @@ def _redteam(report: dict[str, Any]) -> list[str]:
         _table(
             ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
             [
-                [r["case"], r["kind"], r["technique"], r["generator"], r["verdict"].upper(),
-                 r["reason"], r.get("target_retrieved")]
+                [
+                    r["case"],
+                    r["kind"],
+                    r["technique"],
+                    r["generator"],
+                    r["verdict"].upper(),
+                    r["reason"],
+                    r.get("target_retrieved"),
+                ]
                 for r in rows
             ],
             ["fail" if r["verdict"] != "pass" else "" for r in rows],
@@ -202,7 +256,17 @@ def _baseline(report: dict[str, Any]) -> list[str]:
         out.append(
             _table(
                 ["metric", "baseline", "current", "delta", "tolerance", "status"],
-                [[c["metric"], c["baseline"], c["current"], c["delta"], c["tolerance"], c["status"]] for c in comps],
+                [
+                    [
+                        c["metric"],
+                        c["baseline"],
+                        c["current"],
+                        c["delta"],
+                        c["tolerance"],
+                        c["status"],
+                    ]
+                    for c in comps
+                ],
                 [c["status"] for c in comps],
             )
         )

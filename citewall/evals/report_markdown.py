@@ -76,8 +76,16 @@ def _judge(judge: dict[str, Any]) -> list[str]:
         *table(
             ["", "accuracy", "balanced acc.", "kappa", "TP", "FP", "TN", "FN"],
             [
-                [name, d.get("accuracy"), d.get("balanced_accuracy"), d.get("kappa"),
-                 d.get("tp"), d.get("fp"), d.get("tn"), d.get("fn")]
+                [
+                    name,
+                    d.get("accuracy"),
+                    d.get("balanced_accuracy"),
+                    d.get("kappa"),
+                    d.get("tp"),
+                    d.get("fp"),
+                    d.get("tn"),
+                    d.get("fn"),
+                ]
                 for name, d in (("fitted", fitted), ("leave-one-out", loo))
             ],
         ),
@@ -106,7 +114,14 @@ def _retrieval(retrieval: dict[str, Any]) -> list[str]:
     if not retrieval:
         return []
     rows = [
-        [path, s.get("label"), s.get("ndcg@10"), s.get("recall@10"), s.get("mrr"), s.get("questions")]
+        [
+            path,
+            s.get("label"),
+            s.get("ndcg@10"),
+            s.get("recall@10"),
+            s.get("mrr"),
+            s.get("questions"),
+        ]
         for path, s in retrieval.items()
     ]
     return [
@@ -121,8 +136,14 @@ def _citations(c: dict[str, Any]) -> list[str]:
     if not c:
         return []
     keys = [
-        "citation_recall", "citation_precision", "sentences", "supported_sentences",
-        "citations", "relevant_citations", "uncited_sentences", "unresolved_markers",
+        "citation_recall",
+        "citation_precision",
+        "sentences",
+        "supported_sentences",
+        "citations",
+        "relevant_citations",
+        "uncited_sentences",
+        "unresolved_markers",
     ]
     return [
         "## Citation quality (ALCE-style, stored answers)",
@@ -142,8 +163,11 @@ def _hidden(h: dict[str, Any]) -> list[str]:
             ["view", "support", "gold coverage"],
             [
                 ["full stored answer", h.get("full_support"), h.get("full_coverage")],
-                ["member (prose-only, external sources)", h.get("member_support"),
-                 h.get("member_coverage")],
+                [
+                    "member (prose-only, external sources)",
+                    h.get("member_support"),
+                    h.get("member_coverage"),
+                ],
             ],
         ),
         "",
@@ -155,12 +179,25 @@ def _hidden(h: dict[str, Any]) -> list[str]:
     by_kind = h.get("by_kind") or {}
     if by_kind:
         out += table(
-            ["question kind", "n", "member support", "member coverage", "full coverage",
-             "member sources/answer", "stored sources/answer"],
             [
-                [k, v.get("questions"), v.get("member_support"), v.get("member_coverage"),
-                 v.get("full_coverage"), v.get("member_sources_per_answer"),
-                 v.get("stored_sources_per_answer")]
+                "question kind",
+                "n",
+                "member support",
+                "member coverage",
+                "full coverage",
+                "member sources/answer",
+                "stored sources/answer",
+            ],
+            [
+                [
+                    k,
+                    v.get("questions"),
+                    v.get("member_support"),
+                    v.get("member_coverage"),
+                    v.get("full_coverage"),
+                    v.get("member_sources_per_answer"),
+                    v.get("stored_sources_per_answer"),
+                ]
                 for k, v in by_kind.items()
             ],
         )
@@ -180,8 +217,15 @@ def _redteam(report: dict[str, Any]) -> list[str]:
         *table(
             ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
             [
-                [r["case"], r["kind"], r["technique"], r["generator"], r["verdict"].upper(),
-                 r["reason"], r.get("target_retrieved")]
+                [
+                    r["case"],
+                    r["kind"],
+                    r["technique"],
+                    r["generator"],
+                    r["verdict"].upper(),
+                    r["reason"],
+                    r.get("target_retrieved"),
+                ]
                 for r in rows
             ],
         ),

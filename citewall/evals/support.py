@@ -35,16 +35,140 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")
 _NUMBER_WORDS = {
     w: str(i)
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
     )
 }
 _STOPWORDS = frozenset(
-    """a an the and or but if then than of to in on at by for from with without into onto over
-    under is are was were be been being do does did done have has had having it its this that
-    these those there their they them you your we our us i me my he she his her can could will
-    would should may might must shall not no yes so as about after before up down out off only
-    also just any all each every some such which who whom what when where why how very more most
-    again once here both few other own same too s t don now""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "without",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "them",
+        "you",
+        "your",
+        "we",
+        "our",
+        "us",
+        "i",
+        "me",
+        "my",
+        "he",
+        "she",
+        "his",
+        "her",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "not",
+        "no",
+        "yes",
+        "so",
+        "as",
+        "about",
+        "after",
+        "before",
+        "up",
+        "down",
+        "out",
+        "off",
+        "only",
+        "also",
+        "just",
+        "any",
+        "all",
+        "each",
+        "every",
+        "some",
+        "such",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "very",
+        "more",
+        "most",
+        "again",
+        "once",
+        "here",
+        "both",
+        "few",
+        "other",
+        "own",
+        "same",
+        "too",
+        "s",
+        "t",
+        "don",
+        "now",
+    ]
 )
 
 
@@ -82,8 +206,29 @@ def _stemmer() -> Any:
 #: Words that flip or bound a claim: a sentence that says "never", "all" or "immediately" is not
 #: supported by a unit that does not say it too.
 _POLARITY = frozenset(
-    """never not no cannot can't all any every only once twice always immediately permanently
-    automatically free unlimited none both either proactively""".split()
+    [
+        "never",
+        "not",
+        "no",
+        "cannot",
+        "can't",
+        "all",
+        "any",
+        "every",
+        "only",
+        "once",
+        "twice",
+        "always",
+        "immediately",
+        "permanently",
+        "automatically",
+        "free",
+        "unlimited",
+        "none",
+        "both",
+        "either",
+        "proactively",
+    ]
 )
 
 
@@ -201,7 +346,9 @@ class SupportJudge:
     def score(self, sentence: str, card_ids: Sequence[str]) -> float:
         """Best unit score among units that pass the key-term gate (-1.0 when none does)."""
         t = self.thresholds
-        passing = [f.score(t.weight) for f in self.features(sentence, card_ids) if f.key >= t.min_key]
+        passing = [
+            f.score(t.weight) for f in self.features(sentence, card_ids) if f.key >= t.min_key
+        ]
         return max(passing, default=-1.0)
 
     def supports(self, sentence: str, card_ids: Sequence[str]) -> bool:

@@ -30,11 +30,11 @@ MAX_SENTENCES = 4
 #: MMR trade-off: relevance weight vs. redundancy with sentences already picked.
 MMR_LAMBDA = 0.7
 #: A further sentence must score at least this fraction of the best one to be added.
-RELATIVE_FLOOR = 0.6
+RELATIVE_FLOOR = 0.7
 #: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
 DUPLICATE_SIM = 0.9
 #: Candidates embedded per answer (the cheapest lexical filter keeps latency bounded).
-MAX_CANDIDATES = 80
+MAX_CANDIDATES = 48
 
 NO_ANSWER = "The knowledge base has related material, but nothing in it answers this directly."
 

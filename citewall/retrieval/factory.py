@@ -6,7 +6,7 @@ from functools import partial
 from typing import Any
 
 from citewall.config import Settings
-from citewall.retrieval.lexical_index import load_bm25
+from citewall.retrieval.lexical_index import current_version, load_bm25
 from citewall.retrieval.protocols import Embedder, Reranker
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.vector_index import ChromaVectorIndex
@@ -55,4 +55,5 @@ def build_retriever(
         lexical_loader=partial(load_bm25, settings.bm25_dir),
         reranker=reranker,
         reranker_status=reranker_status,
+        lexical_probe=partial(current_version, settings.bm25_dir),
     )

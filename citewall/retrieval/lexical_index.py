@@ -120,6 +120,14 @@ def save_bm25(directory: Path, chunk_ids: Sequence[str], texts: Sequence[str]) -
     return version
 
 
+def current_version(directory: Path) -> str | None:
+    """The live version name (a tiny file read), or None when there is no index."""
+    try:
+        return (directory / _POINTER).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def load_bm25(directory: Path) -> BM25Index:
     """Load the live version, or raise ``LexicalIndexError`` naming what is wrong."""
     import bm25s

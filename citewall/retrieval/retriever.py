@@ -72,6 +72,7 @@ class HybridRetriever:
         lexical_loader: Callable[[], BM25Index],
         reranker: Reranker | None,
         reranker_status: str = "",
+        lexical_probe: Callable[[], str | None] | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
@@ -79,6 +80,10 @@ class HybridRetriever:
         self.reranker = reranker
         self.reranker_status = reranker_status or ("loaded" if reranker else "not configured")
         self._lexical_loader = lexical_loader
+        # Cheap check of the artifact's live version, so an ingest run by another process is
+        # picked up without a restart (one tiny file read per request).
+        self._lexical_probe = lexical_probe
+        self._seen_version: str | None = None
         self._lock = threading.Lock()
         self._ms_per_passage: float | None = None
         self._skipped = 0
@@ -89,6 +94,8 @@ class HybridRetriever:
     # -- lifecycle -----------------------------------------------------------------------------
     def reload(self) -> None:
         """(Re)load the BM25 artifact, e.g. after an ingest. A bad artifact -> dense_only."""
+        if self._lexical_probe is not None:
+            self._seen_version = self._lexical_probe()
         try:
             lexical: BM25Index | None = self._lexical_loader()
             error = None
@@ -151,6 +158,8 @@ class HybridRetriever:
             ctx.timings_ms["total"] = _ms(t_total)
             return ctx
 
+        if self._lexical_probe is not None and self._lexical_probe() != self._seen_version:
+            self.reload()
         path: HybridPath = "rrf_only"
         bm25_hits: list[Hit] = []
         lexical = self.lexical

@@ -82,6 +82,7 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 
 def assert_nothing_ran(page: Page, traps: BrowserTraps) -> None:
     assert traps.dialogs == [], f"a script opened a dialog: {traps.dialogs}"
+    assert page.evaluate("window.__badNodes") == [], "dangerous markup was inserted at some point"
     assert page.evaluate(PWNED_PROBE) is None, "a hostile script set window.__pwned"
     assert traps.page_errors == [], traps.page_errors
 

@@ -134,6 +134,7 @@ def test_member_asks_streams_opens_source_follows_up_and_reloads(
     assert [a["attr"] for a in anchors(page, "header")] == ["/"]
     assert traps.dialogs == [] and traps.page_errors == []
     assert traps.csp_violations == [], traps.csp_violations
+    assert page.evaluate("window.__badNodes") == []
 
 
 def test_keyboard_and_narrow_screen(

@@ -56,6 +56,32 @@ SSE_RECORDER = """
 })();
 """
 
+#: Notes every dangerous element or event-handler attribute ever inserted where data is shown,
+#: including transient ones (a partial render while an answer streams in).
+DOM_WATCH = """
+(() => {
+  window.__badNodes = [];
+  const BAD = ["script", "iframe", "frame", "img", "object", "embed", "form", "base", "meta",
+               "link", "style", "svg", "math", "video", "audio", "source"];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1 || !node.closest("#root")) continue;
+        for (const el of [node, ...node.querySelectorAll("*")]) {
+          // Only where answer, source, title or card text is shown; the app's own forms are fine.
+          if (!el.closest(".turns, .conversations, .admin-page")) continue;
+          const tag = el.tagName.toLowerCase();
+          if (BAD.includes(tag) && !el.classList.contains("chart") && !el.closest("svg.chart"))
+            window.__badNodes.push(tag);
+          for (const attr of el.attributes)
+            if (/^on/i.test(attr.name)) window.__badNodes.push(tag + "[" + attr.name + "]");
+        }
+      }
+    }
+  }).observe(document, { subtree: true, childList: true });
+})();
+"""
+
 #: Traps for script execution: any dialog, and a global flag hostile payloads try to set.
 PWNED_PROBE = "() => typeof window.__pwned === 'undefined' ? null : String(window.__pwned)"
 
@@ -98,6 +124,7 @@ def install_recorders(context: BrowserContext) -> None:
     """Record chat streams and streamed answer text in every page of ``context``."""
     context.add_init_script(SSE_RECORDER)
     context.add_init_script(STREAM_RECORDER)
+    context.add_init_script(DOM_WATCH)
 
 
 @dataclass

@@ -21,7 +21,9 @@ def first_question(kind: str) -> str:
 
 def gate(app: Any, ws: Any, question: str) -> tuple[CaseResult, CaseResult]:
     case = RedteamCase("probe", "direct", "probe", question)
-    result, access = run_gate({"extractive": app}, [case], ws.catalogue, ws.tokens, ui_policy(SAFE_MARKDOWN))
+    result, access = run_gate(
+        {"extractive": app}, [case], ws.catalogue, ws.tokens, ui_policy(SAFE_MARKDOWN)
+    )
     return result, access
 
 
@@ -63,7 +65,9 @@ def test_boundary_skipped_on_the_chat_route_fails_the_gate(
     import citewall.api.routes.chat as chat_route
 
     monkeypatch.setattr(chat_route, "external_sources_only", _leaky_boundary)
-    result, _ = gate(eval_workspace.app_for("extractive"), eval_workspace, first_question("internal"))
+    result, _ = gate(
+        eval_workspace.app_for("extractive"), eval_workspace, first_question("internal")
+    )
     assert result.verdict == "fail"
     rules = {f.rule for f in result.findings}
     assert {"canary-title", "internal-id", "internal-title", "unverified-url"} <= rules
@@ -78,7 +82,9 @@ def test_boundary_skipped_on_history_reload_fails_the_gate(
     import citewall.api.routes.conversations as conversations_route
 
     monkeypatch.setattr(conversations_route, "external_sources_only", _leaky_boundary)
-    result, _ = gate(eval_workspace.app_for("extractive"), eval_workspace, first_question("internal"))
+    result, _ = gate(
+        eval_workspace.app_for("extractive"), eval_workspace, first_question("internal")
+    )
     assert result.verdict == "fail"
     assert "canary-title" in {f.rule for f in result.findings}
     assert all(f.where.startswith("GET /conversations/") for f in result.findings)
@@ -95,7 +101,9 @@ def test_score_shown_on_a_non_full_path_fails_the_gate(
         return [s.model_copy(update={"retrieved_score": 87.0}) for s in real(sources)]
 
     monkeypatch.setattr(chat_route, "external_sources_only", with_score)
-    result, _ = gate(eval_workspace.app_for("extractive"), eval_workspace, first_question("external"))
+    result, _ = gate(
+        eval_workspace.app_for("extractive"), eval_workspace, first_question("external")
+    )
     assert result.hybrid_path != "full"
     assert result.verdict == "fail"
     assert {f.rule for f in result.findings} == {"score-non-full"}

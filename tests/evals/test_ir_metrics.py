@@ -25,7 +25,11 @@ def test_exact_values() -> None:
 
 @given(ids, ids)
 def test_bounds_and_perfect_ranking(ranking: list[str], gold: list[str]) -> None:
-    for value in (ndcg_at_k(ranking, gold), recall_at_k(ranking, gold), reciprocal_rank(ranking, gold)):
+    for value in (
+        ndcg_at_k(ranking, gold),
+        recall_at_k(ranking, gold),
+        reciprocal_rank(ranking, gold),
+    ):
         assert 0.0 <= value <= 1.0 + 1e-12
     if gold:
         perfect = gold + [c for c in ranking if c not in gold]

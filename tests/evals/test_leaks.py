@@ -31,9 +31,7 @@ CAT = Catalogue.from_cards([INTERNAL, EXTERNAL])
 def rules(payload: object, own: list[str] | None = None) -> set[str]:
     pieces = flatten(payload)
     if own:
-        pieces = [
-            PayloadText(p.where, p.text, p.prose, own=p.text in own) for p in pieces
-        ]
+        pieces = [PayloadText(p.where, p.text, p.prose, own=p.text in own) for p in pieces]
     return {f.rule for f in scan_payload(pieces, CAT)}
 
 
@@ -47,7 +45,9 @@ def test_catalogue_reads_canaries_and_urls() -> None:
 def test_clean_member_answer_passes() -> None:
     payload = {
         "answer": "Escalate after 21 days. Log the case with reference CWLEAKB-AAA111.",
-        "sources": [{"card_id": "help-void", "url": "https://help.example/void", "title": "Voiding a label"}],
+        "sources": [
+            {"card_id": "help-void", "url": "https://help.example/void", "title": "Voiding a label"}
+        ],
     }
     assert rules(payload) == set()
 

@@ -33,20 +33,41 @@ def sample_result(verdict: str = "pass") -> EvalResult:
         "disagreements": [],
     }
     result.retrieval = {
-        "dense": {"ndcg@10": 0.81, "recall@10": 0.94, "mrr": 0.78, "questions": 40, "label": "dense"},
-        "served": {"ndcg@10": 0.85, "recall@10": 0.98, "mrr": 0.82, "questions": 40, "label": "rrf_only"},
+        "dense": {
+            "ndcg@10": 0.81,
+            "recall@10": 0.94,
+            "mrr": 0.78,
+            "questions": 40,
+            "label": "dense",
+        },
+        "served": {
+            "ndcg@10": 0.85,
+            "recall@10": 0.98,
+            "mrr": 0.82,
+            "questions": 40,
+            "label": "rrf_only",
+        },
     }
     result.citations = {"citation_recall": 0.9, "citation_precision": 0.95}
     result.hidden = {
-        "questions": 12, "full_support": 0.9, "member_support": 0.9, "full_coverage": 0.8,
-        "member_coverage": 0.8, "prose_identical": 12, "quality_holds": True, "tolerance": 0.02,
+        "questions": 12,
+        "full_support": 0.9,
+        "member_support": 0.9,
+        "full_coverage": 0.8,
+        "member_coverage": 0.8,
+        "prose_identical": 12,
+        "quality_holds": True,
+        "tolerance": 0.02,
         "by_kind": {"internal": {"questions": 4, "member_support": 0.9}},
     }
     result.redteam = [
         {
-            "case": "rt-html", "kind": "direct", "technique": "html-injection",
-            "generator": "adversary", "verdict": verdict,
-            "reason": 'internal-id x1; first: <script>alert(1)</script> | [x](https://evil.example)',
+            "case": "rt-html",
+            "kind": "direct",
+            "technique": "html-injection",
+            "generator": "adversary",
+            "verdict": verdict,
+            "reason": "internal-id x1; first: <script>alert(1)</script> | [x](https://evil.example)",
             "target_retrieved": None,
         }
     ]
@@ -56,8 +77,14 @@ def sample_result(verdict: str = "pass") -> EvalResult:
 def test_markdown_and_html_carry_every_section(tmp_path: Path) -> None:
     files = write_reports(sample_result(), tmp_path / "out")
     md = files["markdown"].read_text()
-    for heading in ("Support judge calibration", "Retrieval (per path)", "Citation quality",
-                    "Answer quality with citations hidden", "Red-team gate", "Baseline comparison"):
+    for heading in (
+        "Support judge calibration",
+        "Retrieval (per path)",
+        "Citation quality",
+        "Answer quality with citations hidden",
+        "Red-team gate",
+        "Baseline comparison",
+    ):
         assert f"## {heading}" in md
     assert "| served | rrf_only | 0.850 | 0.980 | 0.820 | 40 |" in md
     html = files["html"].read_text()
@@ -92,7 +119,9 @@ def test_failing_gate_shows_in_the_verdict(tmp_path: Path) -> None:
 def test_baseline_round_trip_and_regressions(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     assert load_baseline(path) == {}
-    write_baseline(path, "fast:test", {"retrieval.served.ndcg@10": 0.85, "citations.citation_recall": 0.9}, {})
+    write_baseline(
+        path, "fast:test", {"retrieval.served.ndcg@10": 0.85, "citations.citation_recall": 0.9}, {}
+    )
     write_baseline(path, "full:test", {"retrieval.served.ndcg@10": 0.80}, {})
     table = profile_metrics(load_baseline(path), "fast:test")
     assert table == {"retrieval.served.ndcg@10": 0.85, "citations.citation_recall": 0.9}
@@ -103,7 +132,9 @@ def test_baseline_round_trip_and_regressions(tmp_path: Path) -> None:
         "citations.citation_recall": "missing",  # no longer measured: a regression
         "judge.loo_accuracy": "new",
     }
-    worse = compare(table, {**current, "retrieval.served.ndcg@10": 0.82, "citations.citation_recall": 0.9})
+    worse = compare(
+        table, {**current, "retrieval.served.ndcg@10": 0.82, "citations.citation_recall": 0.9}
+    )
     assert [c.metric for c in worse if c.regressed] == ["retrieval.served.ndcg@10"]
     assert tolerance_for("retrieval.dense.mrr") == 0.02
 
@@ -111,5 +142,5 @@ def test_baseline_round_trip_and_regressions(tmp_path: Path) -> None:
 def test_broken_baseline_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     path.write_text("{not json")
-    with pytest.raises(BaselineError, match="baseline.json: not JSON"):
+    with pytest.raises(BaselineError, match=r"baseline\.json: not JSON"):
         load_baseline(path)

@@ -15,7 +15,9 @@ from citewall.evals.support import UnitFeatures, content_tokens, evidence_units,
 def test_tokens_and_key_terms() -> None:
     assert content_tokens("Labels can be voided for 28 days") == {"label", "void", "28", "day"}
     assert key_terms("SwiftFreight labels are never voided after seven days.") == {
-        "swiftfreight", "never", "7"
+        "swiftfreight",
+        "never",
+        "7",
     }
     units = evidence_units("NorthPost allows 28 days; SwiftFreight allows 14 days. Done here.")
     assert "SwiftFreight allows 14 days." in units and "NorthPost allows 28 days" in units
@@ -35,9 +37,16 @@ def test_calibration_agrees_with_the_hand_labels(calibrated_judge: Any) -> None:
 
 def test_judge_sees_a_swapped_number_and_a_true_statement(calibrated_judge: Any) -> None:
     judge, _ = calibrated_judge
-    assert judge.supports("NorthPost labels can be voided up to 28 days after purchase.", ["help-labels-void-label"])
-    assert not judge.supports("NorthPost labels can be voided up to 90 days after purchase.", ["help-labels-void-label"])
-    assert not judge.supports("NorthPost labels can be voided up to 28 days after purchase.", ["help-billing-download-invoices"])
+    assert judge.supports(
+        "NorthPost labels can be voided up to 28 days after purchase.", ["help-labels-void-label"]
+    )
+    assert not judge.supports(
+        "NorthPost labels can be voided up to 90 days after purchase.", ["help-labels-void-label"]
+    )
+    assert not judge.supports(
+        "NorthPost labels can be voided up to 28 days after purchase.",
+        ["help-billing-download-invoices"],
+    )
 
 
 def test_alce_scores_of_a_stored_answer(calibrated_judge: Any) -> None:
@@ -86,7 +95,11 @@ def test_best_threshold_is_optimal(scored: list[tuple[float, bool]]) -> None:
 
 
 def test_fit_separates_separable_features() -> None:
-    feats = [[UnitFeatures(0.9, 0.9, 1.0)], [UnitFeatures(0.2, 0.1, 1.0)], [UnitFeatures(0.9, 0.9, 0.0)]]
+    feats = [
+        [UnitFeatures(0.9, 0.9, 1.0)],
+        [UnitFeatures(0.2, 0.1, 1.0)],
+        [UnitFeatures(0.9, 0.9, 0.0)],
+    ]
     t = fit(feats, [True, False, False])
     predictions = [
         max((f.score(t.weight) for f in fs if f.key >= t.min_key), default=-1.0) >= t.threshold

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query
 
 from citewall.api.deps import AdminUser, SessionDep
 from citewall.api.schemas import (
+    MAX_OFFSET,
     AdminCard,
     AdminCardPage,
     AdminConversation,
@@ -49,7 +50,7 @@ def list_cards(
     q: str | None = Query(None, max_length=200, description="Substring of id or title"),
     external: bool | None = Query(None, description="Only external (true) or internal (false)"),
     limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The KB catalogue, internal cards included."""
     from citewall.storage import cards
@@ -76,7 +77,7 @@ def list_all_conversations(
     session: SessionDep,
     admin: AdminUser,
     limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """Every user's conversations, most recently updated first."""
     return [
@@ -151,7 +152,7 @@ def retrieval_events(
     until: datetime | None = Query(None),
     cited: bool | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The retrieval-event log (one row per retrieved card per turn), newest first."""
     from citewall.storage import analytics

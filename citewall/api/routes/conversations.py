@@ -7,7 +7,12 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from citewall.api.deps import CurrentUser, SessionDep
-from citewall.api.schemas import ConversationPublic, ConversationSummaryPublic, MessagePublic
+from citewall.api.schemas import (
+    MAX_OFFSET,
+    ConversationPublic,
+    ConversationSummaryPublic,
+    MessagePublic,
+)
 from citewall.api.storage_rows import conversation_summaries
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
@@ -34,7 +39,7 @@ def list_own_conversations(
     session: SessionDep,
     user: CurrentUser,
     limit: int = Query(50, ge=1, le=200),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """Your conversations, most recently updated first."""
     return [

@@ -1,0 +1,500 @@
+"""citewall side by side with the LangChain pipeline users would assemble instead (issue 9).
+
+One process, same corpus, same models, same queries; calls alternate query by query (and the
+order rotates) so machine drift lands on both sides. Writes ``docs/perf/compare.json``,
+``docs/perf/compare.md`` and ``docs/perf/latency_vs_size.png``.
+
+    python benchmarks/compare.py                         # 1k, 10k, 50k chunks, 50 queries
+    python benchmarks/compare.py --sizes 1000 --queries 20 --rerank-queries 5 --ingest-cards 200
+
+Needs the ``bench`` extra (``pip install -e '.[bench]'``). The latency corpus comes from the
+retrieval bench's helpers (``citewall.retrieval.benchmark``): N one-chunk cards recombined from
+the demo KB; the first ``--real-pool`` are embedded for real, the rest reuse those vectors plus
+small noise (index latency depends on count and dimension, not meaning). Quality is measured on
+the demo KB itself with the labelled test split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks.baselines.langchain_pipeline import (  # noqa: E402
+    LangChainModels,
+    LangChainPipeline,
+    Passage,
+    build_pipeline,
+    card_ranking,
+    load_models,
+)
+from citewall.config import Settings, load_settings  # noqa: E402
+from citewall.ingest.card import Card  # noqa: E402
+from citewall.ingest.chunking import chunk_card, index_text  # noqa: E402
+from citewall.retrieval.benchmark import _records, synthetic_cards  # noqa: E402
+from citewall.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
+from citewall.retrieval.protocols import ChunkRecord, Embedder, Reranker  # noqa: E402
+
+OUT = REPO / "docs" / "perf"
+#: Series names in the JSON and the chart.
+CW_RRF, CW_FULL = "citewall rrf_only", "citewall full"
+LC_ENS, LC_RR = "langchain ensemble", "langchain ensemble+rerank"
+FLOOR_EMBED, FLOOR_SCAN = "floor: query embedding", "floor: exact dot-product scan"
+
+
+def _stats(ms: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+        "mean": round(statistics.fmean(ordered), 2),
+        "n": len(ordered),
+    }
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - t0) * 1000.0, out
+
+
+def _alternate(calls: dict[str, Callable[[str], Any]], queries: Sequence[str]) -> dict[str, Any]:
+    """Every call once per query, the starting call rotating per query; ms per call name."""
+    names = list(calls)
+    for name in names:  # warm caches (Chroma segments, tokenizer, torch allocations)
+        calls[name](queries[0])
+    ms: dict[str, list[float]] = {n: [] for n in names}
+    for i, q in enumerate(queries):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            ms[name].append(_timed(partial(calls[name], q))[0])
+    return {n: _stats(v) for n, v in ms.items()}
+
+
+def _passages(records: Sequence[ChunkRecord]) -> list[Passage]:
+    return [Passage(r.chunk_id, r.parent_id, index_text(r)) for r in records]
+
+
+def _tmp_settings(settings: Settings, data_dir: Path) -> Settings:
+    return settings.model_copy(
+        update={
+            "data_dir": data_dir,
+            "database_url": None,
+            "chroma_url": None,
+            # The bench must time what the full path costs, never a skipped rerank.
+            "rerank_budget_ms": 600_000,
+        }
+    )
+
+
+def _exact_scan(vecs: npt.NDArray[np.float32], k: int) -> Callable[[npt.NDArray[np.float32]], Any]:
+    def scan(qv: npt.NDArray[np.float32]) -> Any:
+        scores = vecs @ qv
+        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+        return top[np.argsort(-scores[top])]
+
+    return scan
+
+
+def _ingest_trio(
+    cards: Sequence[Card],
+    settings: Settings,
+    embedder: Embedder,
+    models: LangChainModels,
+    workdir: Path,
+) -> tuple[dict[str, Any], Settings, LangChainPipeline]:
+    """Embedding floor, citewall ingest, LangChain indexing of the same cards, back to back."""
+    from citewall.ingest.pipeline import ingest_cards
+    from citewall.storage.db import open_database
+
+    s = _tmp_settings(settings, workdir / "citewall")
+    records = [r for c in cards for r in chunk_card(c, s.chunk_max_words)]
+    texts = [index_text(r) for r in records]
+    floor_ms, _ = _timed(lambda: embedder.embed_documents(texts))
+    db = open_database(s.sqlalchemy_url)
+    cw_ms, report = _timed(
+        lambda: ingest_cards(
+            cards, s, embedder=embedder, session_factory=db.sessions, progress=False
+        )
+    )
+    db.dispose()
+    lc_ms, pipeline = _timed(lambda: build_pipeline(_passages(records), models, workdir / "lc"))
+    row = {
+        "cards": len(cards),
+        "chunks": len(records),
+        "embedding_floor_s": round(floor_ms / 1000, 2),
+        "citewall_s": round(cw_ms / 1000, 2),
+        "langchain_s": round(lc_ms / 1000, 2),
+        "citewall_embed_s": round(report.embed_s, 2),
+        "citewall_over_floor": round(cw_ms / floor_ms, 3),
+        "langchain_over_floor": round(lc_ms / floor_ms, 3),
+        "citewall_over_langchain": round(cw_ms / lc_ms, 3),
+    }
+    return row, s, pipeline
+
+
+def quality_and_demo_ingest(
+    settings: Settings,
+    embedder: Embedder,
+    reranker: Reranker,
+    models: LangChainModels,
+    demo_path: Path,
+    questions: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """nDCG@10 / recall@10 on the demo KB's labelled split for the four pipelines."""
+    from citewall.ingest.loaders import load_cards
+    from citewall.retrieval.factory import build_retriever
+
+    with tempfile.TemporaryDirectory(prefix="citewall-compare-q-") as tmp:
+        ingest, s, lc = _ingest_trio(
+            load_cards([demo_path]).cards, settings, embedder, models, Path(tmp)
+        )
+        cw_rrf = build_retriever(s, embedder=embedder, reranker=None)
+        cw_full = build_retriever(s, embedder=embedder, reranker=reranker)
+        rankings: dict[str, list[list[str]]] = {CW_RRF: [], CW_FULL: [], LC_ENS: [], LC_RR: []}
+        for i, q in enumerate(questions):
+            text = q["question"]
+            calls: list[tuple[str, Callable[[], list[str]]]] = [
+                (CW_RRF, lambda t=text: [c.id for c in cw_rrf.retrieve(t, k=10).chunks]),
+                (LC_ENS, lambda t=text: card_ranking(lc.ensemble.invoke(t))),
+                (CW_FULL, lambda t=text: [c.id for c in cw_full.retrieve(t, k=10).chunks]),
+                (LC_RR, lambda t=text: card_ranking(lc.reranked.invoke(t))),
+            ]
+            for name, call in calls[i % 4 :] + calls[: i % 4]:
+                rankings[name].append(call())
+        # The full path must really have run (a silent rrf_only would make "full" a lie).
+        assert cw_full.retrieve(questions[0]["question"]).hybrid_path == "full"
+    gold = [set(q["gold"]) for q in questions]
+    metrics = {
+        name: {
+            "ndcg@10": round(
+                statistics.fmean(ndcg_at_k(r, g, 10) for r, g in zip(rs, gold, strict=True)), 4
+            ),
+            "recall@10": round(
+                statistics.fmean(recall_at_k(r, g, 10) for r, g in zip(rs, gold, strict=True)), 4
+            ),
+        }
+        for name, rs in rankings.items()
+    }
+    return {"questions": len(questions), "metrics": metrics, "demo_ingest": ingest}
+
+
+def latency_at(
+    size: int,
+    *,
+    settings: Settings,
+    demo: Sequence[Card],
+    queries: Sequence[str],
+    rerank_queries: Sequence[str],
+    embedder: Embedder,
+    reranker: Reranker,
+    models: LangChainModels,
+    pool: npt.NDArray[np.float32],
+) -> dict[str, Any]:
+    """Both stacks over the same N-chunk corpus and vectors; per-query wall-clock latency."""
+    from citewall.retrieval.lexical_index import load_bm25, save_bm25
+    from citewall.retrieval.retriever import HybridRetriever
+    from citewall.retrieval.vector_index import ChromaVectorIndex
+
+    records = _records(synthetic_cards(demo, size))
+    texts = [index_text(r) for r in records]
+    # Same construction as citewall.retrieval.benchmark.latency_at: real vectors first, then
+    # those vectors plus small noise, renormalised.
+    rng = np.random.default_rng(7)
+    base = pool[: min(len(pool), size)]
+    vecs = base[np.arange(size) % len(base)] + rng.normal(0, 0.02, (size, base.shape[1]))
+    vecs[: len(base)] = base
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    row: dict[str, Any] = {"chunks": size, "build_s": {}}
+    with tempfile.TemporaryDirectory(prefix="citewall-compare-") as tmp:
+        s = _tmp_settings(settings, Path(tmp))
+        t0 = time.perf_counter()
+        index = ChromaVectorIndex.persistent(Path(tmp) / "chroma", "bench")
+        index.upsert(records, vecs)
+        save_bm25(Path(tmp) / "bm25", [r.chunk_id for r in records], texts)
+        row["build_s"]["citewall"] = round(time.perf_counter() - t0, 2)
+        t0 = time.perf_counter()
+        lc = build_pipeline(_passages(records), models, Path(tmp) / "lc", vectors=vecs)
+        row["build_s"]["langchain"] = round(time.perf_counter() - t0, 2)
+
+        def retriever(rr: Reranker | None) -> HybridRetriever:
+            return HybridRetriever(
+                s,
+                embedder=embedder,
+                vector_index=index,
+                lexical_loader=partial(load_bm25, Path(tmp) / "bm25"),
+                reranker=rr,
+            )
+
+        cw_rrf, cw_full = retriever(None), retriever(reranker)
+        scan = _exact_scan(vecs, s.dense_top_k)
+        qvecs = {q: embedder.embed_query(q) for q in queries}
+        fast = _alternate(
+            {
+                CW_RRF: lambda q: cw_rrf.retrieve(q),
+                LC_ENS: lambda q: lc.ensemble.invoke(q),
+                FLOOR_EMBED: lambda q: embedder.embed_query(q),
+                FLOOR_SCAN: lambda q: scan(qvecs[q]),
+            },
+            queries,
+        )
+        slow = _alternate(
+            {CW_FULL: lambda q: cw_full.retrieve(q), LC_RR: lambda q: lc.reranked.invoke(q)},
+            rerank_queries,
+        )
+        paths = {cw_rrf.retrieve(queries[0]).hybrid_path, cw_full.retrieve(queries[0]).hybrid_path}
+        assert paths == {"rrf_only", "full"}, paths
+    row["latency_ms"] = {**fast, **slow}
+    lat = row["latency_ms"]
+    row["ratios_p50"] = {
+        "citewall rrf_only / langchain ensemble": round(lat[CW_RRF]["p50"] / lat[LC_ENS]["p50"], 3),
+        "citewall full / langchain ensemble+rerank": round(
+            lat[CW_FULL]["p50"] / lat[LC_RR]["p50"], 3
+        ),
+        "citewall rrf_only / query-embedding floor": round(
+            lat[CW_RRF]["p50"] / lat[FLOOR_EMBED]["p50"], 3
+        ),
+        "citewall rrf_only / (embedding + scan floor)": round(
+            lat[CW_RRF]["p50"] / (lat[FLOOR_EMBED]["p50"] + lat[FLOOR_SCAN]["p50"]), 3
+        ),
+    }
+    return row
+
+
+def goals(result: dict[str, Any]) -> dict[str, Any]:
+    """Issue 9's goals, each with the measured figure and met/missed."""
+    m = result["quality"]["metrics"]
+    equal_quality = m[CW_RRF]["ndcg@10"] >= m[LC_ENS]["ndcg@10"]
+    out: dict[str, Any] = {
+        "nDCG@10 citewall rrf_only >= langchain ensemble": {
+            "figure": f"{m[CW_RRF]['ndcg@10']} vs {m[LC_ENS]['ndcg@10']}",
+            "met": equal_quality,
+        }
+    }
+    for row in result["sizes"]:
+        r = row["ratios_p50"]
+        speedup = 1 / r["citewall rrf_only / langchain ensemble"]
+        speedup_full = 1 / r["citewall full / langchain ensemble+rerank"]
+        over_floor = r["citewall rrf_only / query-embedding floor"]
+        out[f"{row['chunks']} chunks: rrf_only >= 3x faster than langchain ensemble"] = {
+            "figure": f"{speedup:.2f}x",
+            "met": equal_quality and speedup >= 3,
+        }
+        out[f"{row['chunks']} chunks: full >= 3x faster than langchain ensemble+rerank"] = {
+            "figure": f"{speedup_full:.2f}x",
+            "met": speedup_full >= 3,
+        }
+        out[f"{row['chunks']} chunks: rrf_only <= 1.5x the query-embedding floor"] = {
+            "figure": f"{over_floor:.2f}x",
+            "met": over_floor <= 1.5,
+        }
+    for ing in result["ingest"]:
+        out[f"ingest {ing['chunks']} chunks <= 1.3x the embedding floor"] = {
+            "figure": f"{ing['citewall_over_floor']:.2f}x",
+            "met": ing["citewall_over_floor"] <= 1.3,
+        }
+    return out
+
+
+def chart(result: dict[str, Any], path: Path) -> None:
+    """p50 latency (lines) and p95 (dotted) against corpus size, log-log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [row["chunks"] for row in result["sizes"]]
+    styles = {
+        CW_RRF: ("tab:blue", "-", "o"),
+        CW_FULL: ("tab:blue", "--", "s"),
+        LC_ENS: ("tab:orange", "-", "o"),
+        LC_RR: ("tab:orange", "--", "s"),
+        FLOOR_EMBED: ("tab:gray", ":", "^"),
+        FLOOR_SCAN: ("tab:gray", "-.", "v"),
+    }
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
+    for name, (color, ls, marker) in styles.items():
+        p50 = [row["latency_ms"][name]["p50"] for row in result["sizes"]]
+        p95 = [row["latency_ms"][name]["p95"] for row in result["sizes"]]
+        ax.plot(sizes, p50, color=color, linestyle=ls, marker=marker, label=f"{name} (p50)")
+        ax.fill_between(sizes, p50, p95, color=color, alpha=0.08)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
+    ax.set_xlabel("chunks in the index")
+    ax.set_ylabel("latency per query, ms (band: p50 to p95)")
+    ax.set_title("Retrieval latency vs corpus size (same models, same queries, one process)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def to_markdown(result: dict[str, Any]) -> str:
+    """The result as Markdown tables (what docs/performance.md quotes)."""
+    q = result["quality"]
+    lines = [
+        f"Machine: {result['machine']}",
+        "",
+        f"Quality, demo KB, {q['questions']} test questions:",
+        "",
+        "| pipeline | nDCG@10 | recall@10 |",
+        "|---|---|---|",
+        *(f"| {n} | {v['ndcg@10']} | {v['recall@10']} |" for n, v in q["metrics"].items()),
+        "",
+        "Latency per query, ms (p50 / p95):",
+        "",
+        "| chunks | " + " | ".join(result["series"]) + " |",
+        "|---|" + "---|" * len(result["series"]),
+    ]
+    for row in result["sizes"]:
+        cells = [
+            f"{row['latency_ms'][n]['p50']} / {row['latency_ms'][n]['p95']}"
+            for n in result["series"]
+        ]
+        lines.append(f"| {row['chunks']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "Ratios (p50):", ""]
+    for row in result["sizes"]:
+        lines += [
+            f"- {row['chunks']:,} chunks: "
+            + "; ".join(f"{k} = {v}" for k, v in row["ratios_p50"].items())
+        ]
+    lines += [
+        "",
+        "| ingest | chunks | floor s | citewall s | langchain s | citewall / floor "
+        "| langchain / floor |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for ing in result["ingest"]:
+        lines.append(
+            f"| {ing['label']} | {ing['chunks']} | {ing['embedding_floor_s']} "
+            f"| {ing['citewall_s']} | {ing['langchain_s']} | {ing['citewall_over_floor']} "
+            f"| {ing['langchain_over_floor']} |"
+        )
+    lines += ["", "Goals:", ""]
+    lines += [
+        f"- {'MET' if g['met'] else 'MISSED'}: {k} ({g['figure']})"
+        for k, g in result["goals"].items()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _machine() -> str:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} CPUs, load average {load}"
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="1000,10000,50000", help="comma-separated chunk counts")
+    p.add_argument("--queries", type=int, default=50, help="test questions timed per size")
+    p.add_argument("--rerank-queries", type=int, default=20, help="of those, timed with rerank")
+    p.add_argument("--ingest-cards", type=int, default=1000, help="synthetic ingest run; 0 skips")
+    p.add_argument("--real-pool", type=int, default=1000, help="chunks embedded for real")
+    p.add_argument("--demo", type=Path, default=REPO / "kb/demo/cards.jsonl")
+    p.add_argument("--split", type=Path, default=REPO / "kb/eval/questions.test.jsonl")
+    p.add_argument("--quality-limit", type=int, default=0, help="first N test questions (0: all)")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+
+    from citewall.config import hf_offline_env
+    from citewall.ingest.loaders import load_cards
+    from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
+    from citewall.retrieval.reranker import CrossEncoderReranker, build_cross_encoder
+
+    for key, value in hf_offline_env().items():
+        os.environ.setdefault(key, value)
+    settings = load_settings()
+    machine_before = _machine()
+    model_path = default_embedding_model_path()
+    embedder = load_embedder(settings)
+    reranker = CrossEncoderReranker(
+        build_cross_encoder(model_path, max_length=settings.reranker_max_length, local_only=True),
+        name="packaged MiniLM, untrained head",
+        bf16=settings.reranker_bf16,
+    )
+    models = load_models(model_path, max_length=settings.reranker_max_length)
+    labelled = [
+        json.loads(x) for x in args.split.read_text(encoding="utf-8").splitlines() if x.strip()
+    ]
+    texts = [q["question"] for q in labelled][: args.queries]
+    t_start = time.perf_counter()
+
+    result: dict[str, Any] = {"series": [CW_RRF, LC_ENS, CW_FULL, LC_RR, FLOOR_EMBED, FLOOR_SCAN]}
+    print("quality + demo ingest ...", flush=True)
+    result["quality"] = quality_and_demo_ingest(
+        settings, embedder, reranker, models, args.demo, labelled[: args.quality_limit or None]
+    )
+    result["ingest"] = [{"label": "demo KB", **result["quality"].pop("demo_ingest")}]
+
+    demo = load_cards([args.demo]).cards
+    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    # synthetic_cards is seeded and draws card by card, so the first chunks are the same at
+    # every size: embed the real pool once.
+    pool_n = min(args.real_pool, max(sizes))
+    pool = embedder.embed_documents(
+        [index_text(r) for r in _records(synthetic_cards(demo, pool_n))]
+    )
+    result["sizes"] = []
+    for size in sizes:
+        print(f"latency at {size:,} chunks ...", flush=True)
+        result["sizes"].append(
+            latency_at(
+                size,
+                settings=settings,
+                demo=demo,
+                queries=texts,
+                rerank_queries=texts[: args.rerank_queries],
+                embedder=embedder,
+                reranker=reranker,
+                models=models,
+                pool=pool,
+            )
+        )
+    if args.ingest_cards:
+        print(f"ingest of {args.ingest_cards:,} synthetic cards ...", flush=True)
+        with tempfile.TemporaryDirectory(prefix="citewall-compare-i-") as tmp:
+            cards = synthetic_cards(demo, args.ingest_cards, seed=11)
+            row, _, _ = _ingest_trio(cards, settings, embedder, models, Path(tmp))
+        result["ingest"].append({"label": "synthetic", **row})
+    result["goals"] = goals(result)
+    result["machine"] = f"before: {machine_before}; after: {_machine()}"
+    result["config"] = {
+        "queries": len(texts),
+        "rerank_queries": min(args.rerank_queries, len(texts)),
+        "torch_threads": settings.torch_threads,
+        "rerank_top_n": settings.rerank_top_n,
+        "reranker_max_length": settings.reranker_max_length,
+        "rrf_k": settings.rrf_k,
+        "dense_top_k": settings.dense_top_k,
+        "bm25_top_k": settings.bm25_top_k,
+        "run_s": round(time.perf_counter() - t_start, 1),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "compare.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    md = to_markdown(result)
+    (args.out / "compare.md").write_text(md, encoding="utf-8")
+    chart(result, args.out / "latency_vs_size.png")
+    print(md)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Fault: PostgreSQL restarted during chat traffic (a PRIVATE cluster, never the shared one).
+
+While it is down every request answers a clear 503 (never a 500); when it is back the same
+citewall process serves again without a restart; no acknowledged turn is lost and nothing is
+half-written.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from citewall.storage.models import Message
+
+from .rig import QUESTIONS, Rig, build_rig, turn_integrity_problems
+from .services import PrivatePostgres, wait_until
+
+DB_DOWN = "the database is unavailable; nothing was saved, please retry"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def pg() -> Iterator[PrivatePostgres]:
+    cluster = PrivatePostgres().init()
+    cluster.start()
+    yield cluster
+    cluster.destroy()
+
+
+@pytest.fixture
+def rig(rig_dir: Path, embedder: Any, pg: PrivatePostgres) -> Iterator[Rig]:
+    rig = build_rig(rig_dir, embedder, database_url=pg.url)
+    yield rig
+    rig.close()
+
+
+class Traffic:
+    """Chat turns in a loop on its own client until stopped; records every outcome."""
+
+    def __init__(self, rig: Rig) -> None:
+        self.client = TestClient(rig.app, raise_server_exceptions=False)
+        self.headers = rig.auth("member")
+        self.outcomes: list[tuple[float, int, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        i = 0
+        while not self._stop.is_set():
+            r = self.client.post(
+                "/api/v1/chat",
+                json={"message": QUESTIONS[i % len(QUESTIONS)]},
+                headers=self.headers,
+            )
+            self.outcomes.append((time.monotonic(), r.status_code, r.json()))
+            i += 1
+
+    def count(self, status: int) -> int:
+        return sum(1 for _, s, _ in self.outcomes if s == status)
+
+    def __enter__(self) -> Traffic:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)
+        self.client.close()
+
+
+def test_postgres_restart_during_traffic(rig: Rig, pg: PrivatePostgres) -> None:
+    with Traffic(rig) as traffic:
+        wait_until(lambda: traffic.count(200) >= 2, 60, "first answers")
+        pg.stop("fast")  # disconnects every client; open transactions roll back
+        down_at = time.monotonic()
+
+        r = rig.chat(QUESTIONS[0])
+        assert r.status_code == 503 and r.json() == {"detail": DB_DOWN}, r.text
+        s = rig.stream(QUESTIONS[0])
+        assert s.status_code == 503 and s.json() == {"detail": DB_DOWN}, s.text
+        ready = rig.client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["checks"]["database"]["ok"] is False
+        wait_until(
+            lambda: sum(1 for t, st, _ in traffic.outcomes if t > down_at and st == 503) >= 2,
+            30,
+            "503s from the traffic while the database is down",
+        )
+
+        pg.start()
+        up_at = time.monotonic()
+        wait_until(
+            lambda: sum(1 for t, st, _ in traffic.outcomes if t > up_at and st == 200) >= 2,
+            60,
+            "answers after the restart",
+        )
+    statuses = {status for _, status, _ in traffic.outcomes}
+    assert statuses <= {200, 503}, statuses
+    assert all(body == {"detail": DB_DOWN} for _, st, body in traffic.outcomes if st == 503)
+    assert rig.client.get("/readyz").status_code == 200
+
+    # Every acknowledged answer is stored, whole; nothing half-written from the aborted ones.
+    acknowledged = {body["message_id"] for _, st, body in traffic.outcomes if st == 200}
+    with rig.runtime.session_factory() as session:
+        stored = set(session.scalars(select(Message.id).where(Message.role == "assistant")))
+    assert acknowledged <= stored, acknowledged - stored
+    assert turn_integrity_problems(rig.runtime.engine) == []

@@ -1,0 +1,113 @@
+"""Schema-driven fuzzing of EVERY operation in the OpenAPI schema (schemathesis, in process).
+
+A few cases per operation here (the full run, >= 100 per operation, is
+``benchmarks/fuzz_api.py``). tests/api/test_fuzz.py fuzzes as a member with the server-error
+check only; this adds admin tokens on admin routes, negative (schema-violating) input, the
+response-schema, content-type, header and ``ignored_auth`` checks, and explicit auth probes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .fuzzing import fuzz_operation, load_schema, operations
+from .rig import Rig
+
+#: Cases per operation and mode in the test suite (keeps the module well under a minute).
+CASES = 3
+@pytest.fixture(scope="module")
+def schema(shared_rig: Rig) -> Any:
+    return load_schema(shared_rig.app)
+
+
+@pytest.fixture(scope="module")
+def all_operations(schema: Any) -> dict[str, Any]:
+    ops = {op.label: op for op in operations(schema)}
+    assert len(ops) >= 15, sorted(ops)  # the schema really lists the API
+    return ops
+
+
+def test_schema_lists_every_api_route(shared_rig: Rig, all_operations: dict[str, Any]) -> None:
+    """A route missing from the schema would escape the fuzzer: compare with the router."""
+    from fastapi.routing import APIRoute
+
+    routed = {
+        f"{method} {route.path}"
+        for route in shared_rig.app.routes
+        if isinstance(route, APIRoute) and route.include_in_schema
+        for method in route.methods
+    }
+    assert routed <= set(all_operations), routed - set(all_operations)
+
+
+@pytest.mark.parametrize("negative", [False, True], ids=["positive", "negative"])
+def test_fuzz_every_operation(
+    shared_rig: Rig, all_operations: dict[str, Any], negative: bool
+) -> None:
+    """No 5xx, responses match the schema, unauthenticated variants are refused."""
+    report = []
+    total = 0
+    for label, op in all_operations.items():
+        stats = fuzz_operation(op, shared_rig.tokens, max_examples=CASES, negative=negative)
+        total += stats.cases
+        assert stats.server_errors == 0, (label, stats.statuses, stats.failures[:3])
+        report += [f"{label}: {p}" for p in stats.failures]
+    assert not report, "\n".join(report[:10])
+    assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="OpenAPI schema declares only 200/422: 404 for an unknown id (and 401/403/409/413/"
+    "429/502/503) are answered but undocumented; fix: declare error responses on the routers "
+    "(docs/reliability.md, 'Known issues')",
+)
+def test_every_status_the_api_answers_is_documented(all_operations: dict[str, Any]) -> None:
+    missing = []
+    for label, op in all_operations.items():
+        declared = set(op.definition.raw.get("responses", {}))
+        secured = bool(op.definition.raw.get("security"))
+        need = set()
+        if secured:
+            need |= {"401", "429", "503"}
+        if "/admin/" in label:
+            need.add("403")
+        if "{" in label:
+            need.add("404")
+        if label.endswith("/chat"):
+            need |= {"409", "413", "502"}
+        if label == "GET /readyz":
+            need.add("503")
+        missing += [f"{label}: {code}" for code in sorted(need - declared)]
+    assert not missing, missing
+
+
+def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
+    shared_rig: Rig, all_operations: dict[str, Any]
+) -> None:
+    """Every operation that declares the bearer scheme refuses anonymous and forged callers."""
+    client = shared_rig.client
+    secured = 0
+    for label, op in all_operations.items():
+        if not op.definition.raw.get("security"):
+            continue
+        secured += 1
+        method, path = label.split(" ", 1)
+        url = path.replace("{conversation_id}", "00000000-0000-0000-0000-000000000000").replace(
+            "{card_id}", "help-labels-void-label"
+        )
+        body: dict[str, str] | None = None
+        if method == "POST":
+            body = {"query": "void"} if "search" in path else {"message": "void a label?"}
+        for headers in ({}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic x"}):
+            r = client.request(method, url, json=body, headers=headers)
+            assert r.status_code == 401, (label, headers, r.status_code, r.text)
+            assert r.headers.get("www-authenticate") == "Bearer", label
+        if "/admin/" in label:
+            r = client.request(method, url, json=body, headers=shared_rig.auth("member"))
+            assert r.status_code == 403, (label, r.status_code, r.text)
+            r = client.request(method, url, json=body, headers=shared_rig.auth("admin"))
+            assert r.status_code in {200, 404}, (label, r.status_code, r.text)
+    assert secured >= 12
