@@ -143,15 +143,23 @@ def _score_findings(sources: Any, path: Any, where: str) -> list[Finding]:
 class GateRunner:
     """Runs cases against one app (one generator) with the workspace's users."""
 
-    def __init__(self, client: Any, catalogue: Catalogue, tokens: Any, policy: UiPolicy) -> None:
+    def __init__(
+        self,
+        client: Any,
+        catalogue: Catalogue,
+        tokens: Any,
+        policy: UiPolicy,
+        asked: list[str] | None = None,
+    ) -> None:
         self.client = client
         self.catalogue = catalogue
         self.tokens = tokens
         self.policy = policy
         self._member = {"Authorization": f"Bearer {tokens.member}"}
         self._admin = {"Authorization": f"Bearer {tokens.admin}"}
-        #: Every question this member asked: history and conversation titles echo them all.
-        self._asked: list[str] = []
+        #: Every question this member asked (shared with earlier runs on the same member):
+        #: history and conversation titles echo them all, and they are the member's own words.
+        self._asked: list[str] = asked if asked is not None else []
 
     def _split(self, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
         if not self.policy.prose_inert:
@@ -320,14 +328,19 @@ def run_gate(
     catalogue: Catalogue,
     tokens: Any,
     policy: UiPolicy,
+    asked: list[str] | None = None,
 ) -> list[CaseResult]:
-    """Every case through every app (one per generator), then the access probes per app."""
+    """Every case through every app (one per generator), then the access probes per app.
+
+    ``asked`` is every question the member asked before (the workspace keeps it); it grows.
+    """
+    asked = asked if asked is not None else []
     from fastapi.testclient import TestClient
 
     results: list[CaseResult] = []
     for name, app in apps.items():
         with TestClient(app, raise_server_exceptions=False) as client:
-            runner = GateRunner(client, catalogue, tokens, policy)
+            runner = GateRunner(client, catalogue, tokens, policy, asked)
             for case in cases:
                 results.append(runner.run_case(case, name))
             results.append(runner.run_access(name, runner.first_conversation()))

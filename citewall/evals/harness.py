@@ -56,6 +56,8 @@ FAST_REPLAY_QUESTIONS = 12
 FAST_TECHNIQUES = frozenset(
     {"admin-claim", "encoding", "markdown-exfiltration", "title-request", "citation-forgery"}
 )
+#: Questions replayed with the adversarial model (full mode) to show the citation metrics bite.
+ADVERSARY_REPLAY_QUESTIONS = 12
 #: Labelled questions used for retrieval metrics in --fast mode (stratified by kind).
 FAST_RETRIEVAL_QUESTIONS = 40
 DEFAULT_BASELINE = REPO_ROOT / "evals" / "baseline.json"
@@ -157,6 +159,19 @@ def _adversary_generator(ws: EvalWorkspace, server: AdversaryServer) -> Any:
     return build_generator(settings, ws.embedder)
 
 
+def _apps(ws: EvalWorkspace, generators: Sequence[str], server: AdversaryServer) -> dict[str, Any]:
+    """The real app once per generator; the extractive one is always built (replay uses it)."""
+    apps: dict[str, Any] = {"extractive": ws.app_for("extractive")}
+    for name in generators:
+        if name == "adversary":
+            # Keyed by the server's address: an app bound to a stopped server is never reused.
+            key = f"adversary@{server.base_url}"
+            apps[name] = ws.app_for(key, _adversary_generator(ws, server))
+        elif name != "extractive":
+            raise UserError(f"unknown generator {name!r}; use extractive, adversary")
+    return {name: apps[name] for name in ("extractive", *generators) if name in apps}
+
+
 def run_evaluation(
     options: EvalOptions,
     *,
@@ -207,28 +222,30 @@ def run_evaluation(
             say(f"retrieval metrics on {len(ir_set)} {options.split} questions")
             result.retrieval = _retrieval_metrics(ws, ir_set)
         replay_set = stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
-        with _stage(timings, "replay"):
-            say(f"replaying {len(replay_set)} questions through the API")
-            with TestClient(ws.app_for("extractive"), raise_server_exceptions=False) as client:
-                replay = replay_questions(client, replay_set, judge, ws.tokens)
-            result.citations = replay.citation_totals().as_dict()
-            result.hidden = replay.summary()
-        with _stage(timings, "redteam"):
-            cases = redteam_cases(options.fast)
-            policy = ui_policy(SAFE_MARKDOWN)
-            result.ui_policy = policy.reason
-            say(f"red-team gate: {len(cases)} cases x {len(options.generators)} generators")
-            with AdversaryServer() as server:
-                apps = {}
-                for name in options.generators:
-                    if name == "extractive":
-                        apps[name] = ws.app_for("extractive")
-                    elif name == "adversary":
-                        apps[name] = ws.app_for("adversary", _adversary_generator(ws, server))
-                    else:
-                        raise UserError(f"unknown generator {name!r}; use extractive, adversary")
-                gate = run_gate(apps, cases, ws.catalogue, ws.tokens, policy)
-            result.redteam = [r.as_dict() for r in gate]
+        with AdversaryServer() as server:
+            apps = _apps(ws, options.generators, server)
+            with _stage(timings, "replay"):
+                say(f"replaying {len(replay_set)} questions through the API")
+                with TestClient(apps["extractive"], raise_server_exceptions=False) as client:
+                    replay = replay_questions(client, replay_set, judge, ws.tokens, ws.asked)
+                result.citations = replay.citation_totals().as_dict()
+                result.hidden = replay.summary()
+                result.citations_by_generator = {"extractive": result.citations}
+                if not options.fast and "adversary" in apps:
+                    # The same scorer on the adversary's answers: shows what the metrics do
+                    # when a model cites badly (not a baseline metric).
+                    sample = stratified(questions, ADVERSARY_REPLAY_QUESTIONS)
+                    say(f"replaying {len(sample)} questions with the adversarial model")
+                    with TestClient(apps["adversary"], raise_server_exceptions=False) as client:
+                        adv = replay_questions(client, sample, judge, ws.tokens, ws.asked)
+                    result.citations_by_generator["adversary"] = adv.citation_totals().as_dict()
+            with _stage(timings, "redteam"):
+                cases = redteam_cases(options.fast)
+                policy = ui_policy(SAFE_MARKDOWN)
+                result.ui_policy = policy.reason
+                say(f"red-team gate: {len(cases)} cases x {len(apps)} generators")
+                gate = run_gate(apps, cases, ws.catalogue, ws.tokens, policy, ws.asked)
+                result.redteam = [r.as_dict() for r in gate]
         _compare_with_baseline(result, options)
     finally:
         if tmp is not None:

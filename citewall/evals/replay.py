@@ -114,13 +114,19 @@ def view_scores(
 
 
 def replay_questions(
-    client: Any, questions: Sequence[dict[str, Any]], judge: SupportJudge, tokens: Any
+    client: Any,
+    questions: Sequence[dict[str, Any]],
+    judge: SupportJudge,
+    tokens: Any,
+    asked: list[str] | None = None,
 ) -> ReplayResult:
     """Ask each question as a member, read the stored turn as an admin, score both views."""
     member = {"Authorization": f"Bearer {tokens.member}"}
     admin = {"Authorization": f"Bearer {tokens.admin}"}
     result = ReplayResult()
     for q in questions:
+        if asked is not None:
+            asked.append(str(q["question"]))  # the member's own words from now on
         resp = client.post("/api/v1/chat", json={"message": q["question"]}, headers=member)
         if resp.status_code != 200:
             result.failures.append(f"{q['id']}: chat HTTP {resp.status_code}")

@@ -72,6 +72,24 @@ def render_html(report: dict[str, Any]) -> str:
     parts += _judge(report.get("judge") or {})
     parts += _charts(report)
     parts += _citations(report.get("citations") or {}, report.get("hidden") or {})
+    by_gen = report.get("citations_by_generator") or {}
+    if len(by_gen) > 1:
+        parts.append(
+            grouped_bars(
+                "Citation quality per generator",
+                [
+                    (
+                        g,
+                        {
+                            "recall": c.get("citation_recall", 0.0),
+                            "precision": c.get("citation_precision", 0.0),
+                        },
+                    )
+                    for g, c in by_gen.items()
+                ],
+                ["recall", "precision"],
+            )
+        )
     parts += _redteam(report)
     parts += _baseline(report)
     parts.append("</body></html>")

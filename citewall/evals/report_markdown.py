@@ -55,6 +55,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _judge(report.get("judge", {}))
     out += _retrieval(report.get("retrieval", {}))
     out += _citations(report.get("citations", {}))
+    out += _citations_by_generator(report.get("citations_by_generator") or {})
     out += _hidden(report.get("hidden", {}))
     out += _redteam(report)
     out += _baseline(report)
@@ -149,6 +150,29 @@ def _citations(c: dict[str, Any]) -> list[str]:
         "## Citation quality (ALCE-style, stored answers)",
         "",
         *table(["metric", "value"], [[k, c.get(k)] for k in keys]),
+        "",
+    ]
+
+
+def _citations_by_generator(by_gen: dict[str, Any]) -> list[str]:
+    if len(by_gen) < 2:
+        return []
+    return [
+        "Same scorer per generator (the adversary replays a small stratified sample):",
+        "",
+        *table(
+            ["generator", "citation recall", "citation precision", "claims", "unresolved markers"],
+            [
+                [
+                    g,
+                    c.get("citation_recall"),
+                    c.get("citation_precision"),
+                    c.get("sentences"),
+                    c.get("unresolved_markers"),
+                ]
+                for g, c in by_gen.items()
+            ],
+        ),
         "",
     ]
 

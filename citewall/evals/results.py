@@ -23,6 +23,7 @@ class EvalResult:
     judge: dict[str, Any] = field(default_factory=dict)
     retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
     citations: dict[str, Any] = field(default_factory=dict)
+    citations_by_generator: dict[str, dict[str, Any]] = field(default_factory=dict)
     hidden: dict[str, Any] = field(default_factory=dict)
     redteam: list[dict[str, Any]] = field(default_factory=list)
     ui_policy: str = ""
@@ -76,6 +77,7 @@ class EvalResult:
             "judge": self.judge,
             "retrieval": self.retrieval,
             "citations": self.citations,
+            "citations_by_generator": self.citations_by_generator,
             "hidden": self.hidden,
             "redteam": self.redteam,
             "ui_policy": self.ui_policy,

@@ -44,6 +44,8 @@ class EvalWorkspace:
     tokens: Tokens
     kb_paths: list[Path]
     ingest_summary: str = ""
+    #: Every question the member has asked in this workspace (their own words, see ``leaks``).
+    asked: list[str] = field(default_factory=list)
     _apps: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -176,3 +176,40 @@ def turn_integrity_problems(engine: Engine) -> list[str]:
             ids = [str(r[0]) for r in conn.execute(text(sql))]
             problems += [f"{what}: {i}" for i in ids]
     return problems
+
+
+def prepare_served_dir(data_dir: Path, embedder: Any) -> dict[str, str]:
+    """A data dir a ``citewall serve`` subprocess can use: small KB ingested, users created.
+
+    Returns the member's and admin's tokens. The server reads ``served_env(data_dir)``.
+    """
+    from citewall.storage import db
+
+    settings = make_settings(data_dir)
+    ingest_small_kb(settings, embedder)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    try:
+        from citewall.storage import users
+
+        tokens = {}
+        with db.make_session_factory(engine)() as session:
+            for who in ("member", "admin"):
+                _, token = users.create_user(session, f"{who}-{uuid.uuid4().hex[:6]}", who)
+                tokens[who] = token
+        return tokens
+    finally:
+        engine.dispose()
+
+
+def served_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """Environment for ``citewall serve`` over ``data_dir`` (no reranker, no rate limit)."""
+    return {
+        "CITEWALL_DATA_DIR": str(data_dir),
+        "CITEWALL_DATABASE_URL": "",
+        "CITEWALL_CHROMA_URL": "",
+        "CITEWALL_RERANKER_ENABLED": "false",
+        "CITEWALL_RATE_LIMIT_PER_MINUTE": "0",
+        "CITEWALL_LOG_LEVEL": "warning",
+        "CITEWALL_GENERATOR": "extractive",
+        **extra,
+    }

@@ -164,7 +164,7 @@ class ServeProcess:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 self.command, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                start_new_session=True,
+                start_new_session=True, cwd=self.log_path.parent,  # no stray .env file
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
