@@ -58,10 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks/results/fuzz_api")
     args = parser.parse_args(argv)
 
-    from citewall.config import load_settings
-    from citewall.retrieval.embedder import load_embedder
     from reliability.fuzzing import fuzz_operation, load_schema, operations
     from reliability.rig import build_rig
+
+    from citewall.config import load_settings
+    from citewall.retrieval.embedder import load_embedder
 
     embedder = load_embedder(load_settings())
     with tempfile.TemporaryDirectory(prefix="citewall-fuzz-") as tmp:

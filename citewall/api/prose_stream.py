@@ -54,6 +54,12 @@ def safe_prefix_end(raw: str) -> int:
     unclosed = [i for i in (raw.find(c, last_close + 1, end) for c in _OPENERS) if i != -1]
     if unclosed:
         end = min(unclosed)
+    # ``!`` may start an image and ``<`` an autolink: both change once the rest arrives.
+    if raw[end - 1 : end] == "!":
+        end -= 1
+    angle = raw.rfind("<", 0, end)
+    if angle != -1 and raw.find(">", angle, end) == -1:
+        end = angle
     code = _open_code_start(raw[:end])
     if code is not None:  # inside code, brackets are not markers: wait for the span to close
         end = code

@@ -1,17 +1,45 @@
 """Prose-only answers for members: the stored content keeps its ``[n]`` markers, members don't
-see them (ADR external-only: inline anchors would number internal sources too)."""
+see them (ADR external-only: inline anchors would number internal sources too).
+
+Model text never becomes a link (DESIGN.md): besides the web UI's renderer, which makes no
+anchors from answer text, the server turns Markdown link, image and autolink syntax into plain
+text, so a client that renders the answer as Markdown cannot make a link from it either.
+The URL a model wrote may remain as plain text.
+"""
 
 from __future__ import annotations
 
+import re
+
 from citewall.citations.markers import strip_markers
+
+# ``![alt](target)`` -> ``alt``; ``[text](target)`` -> ``text``; ``<https://x>`` -> ``https://x``.
+# Targets may hold one level of balanced parentheses (``(https://a.example/x_(y))``).
+_TARGET = r"\((?:[^()\n]|\([^()\n]*\))*\)"
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
+_LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
+_REFERENCE_DEF = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+.*$")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto|javascript|data|vbscript|file):[^<>\s]*)>", re.I)
+
+
+def defang_links(text: str) -> str:
+    """Markdown links, images, reference definitions and autolinks as plain text.
+
+    >>> defang_links("See [the docs](https://evil.example) ![x](https://evil.example/p.png)")
+    'See the docs x'
+    """
+    text = _IMAGE.sub(lambda m: m.group(1), text)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _REFERENCE_DEF.sub("", text)
+    return _AUTOLINK.sub(lambda m: m.group(1), text)
 
 
 def prose_only(text: str) -> str:
-    """The answer as a member sees it: every citation marker removed.
+    """The answer as a member sees it: markers removed, no Markdown link syntax.
 
     >>> prose_only("Refunds take 5 days [1]. Ask billing [2][3].")
     'Refunds take 5 days. Ask billing.'
     """
     if not isinstance(text, str):
         return ""
-    return strip_markers(text)
+    return defang_links(strip_markers(text))

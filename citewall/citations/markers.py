@@ -145,8 +145,10 @@ def _to_int(digits: str) -> int | None:
 
 def _word_before(text: str, pos: int) -> str:
     """The lower-cased word ending at ``pos`` (without trailing dots): "e.g" for "e.g."."""
-    start = pos
-    while start > 0 and not text[start - 1].isspace():
+    # Abbreviations are short: look back at most 40 characters, so a long run without spaces
+    # (hostile model output) costs O(1) per sentence end rather than O(run length).
+    start, floor = pos, max(0, pos - 40)
+    while start > floor and not text[start - 1].isspace():
         start -= 1
     return text[start:pos].lower().rstrip(".")
 

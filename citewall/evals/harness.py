@@ -188,6 +188,7 @@ def run_evaluation(
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     result = EvalResult(profile=options.profile, started_at=started)
     tmp: tempfile.TemporaryDirectory[str] | None = None
+    owned = workspace is None  # built here, so released here
     try:
         if workspace is None:
             with _stage(timings, "workspace"):
@@ -248,9 +249,9 @@ def run_evaluation(
                 result.redteam = [r.as_dict() for r in gate]
         _compare_with_baseline(result, options)
     finally:
+        if owned and workspace is not None:
+            workspace.close()
         if tmp is not None:
-            if workspace is not None:
-                workspace.close()
             tmp.cleanup()
     result.timings_s = timings
     files = write_reports(result, options.out)

@@ -6,7 +6,11 @@ import hashlib
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Metadata keys citewall derives itself. A card may not set them in free metadata: a ``url``
+#: there would make an internal card look external at the serve boundary.
+RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash"})
 
 
 class Card(BaseModel):
@@ -24,6 +28,17 @@ class Card(BaseModel):
     url: str | None = None
     license: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("metadata")
+    @classmethod
+    def _no_reserved_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        reserved = sorted(RESERVED_METADATA_KEYS.intersection(value))
+        if reserved:
+            raise ValueError(
+                f"metadata key(s) {', '.join(reserved)} are reserved: "
+                "set the card's own url/license/title fields instead"
+            )
+        return value
 
     @property
     def is_external(self) -> bool:
@@ -48,7 +63,9 @@ class Card(BaseModel):
 
     def full_metadata(self) -> dict[str, Any]:
         """What ``ContextChunk.metadata`` carries: card metadata plus url/license/title/hash."""
-        meta: dict[str, Any] = dict(self.metadata)
+        meta: dict[str, Any] = {
+            k: v for k, v in self.metadata.items() if k not in RESERVED_METADATA_KEYS
+        }
         meta["title"] = self.title
         if self.url is not None:
             meta["url"] = self.url

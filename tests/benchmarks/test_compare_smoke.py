@@ -92,14 +92,14 @@ def test_compare_latency_row_and_chart(
 
     queries = [
         json.loads(line)["question"]
-        for line in (REPO / "kb/eval/questions.test.jsonl").read_text().splitlines()[:3]
+        for line in (REPO / "kb/eval/questions.test.jsonl").read_text().splitlines()[:2]
     ]
     pool = embedder.embed_documents(
         [index_text(r) for r in _records(synthetic_cards(demo_cards, 40))]
     )
     row = compare.latency_at(
         80,  # twice the real pool: exercises the noisy-copy path too
-        settings=settings,
+        settings=settings.model_copy(update={"rerank_top_n": 8}),
         demo=demo_cards,
         queries=queries,
         rerank_queries=queries[:1],

@@ -90,9 +90,7 @@ class Rig:
         return {"Authorization": f"Bearer {self.tokens[who]}"}
 
     def chat(self, message: str = QUESTIONS[0], who: str = "member") -> Any:
-        return self.client.post(
-            "/api/v1/chat", json={"message": message}, headers=self.auth(who)
-        )
+        return self.client.post("/api/v1/chat", json={"message": message}, headers=self.auth(who))
 
     def stream(self, message: str = QUESTIONS[0], who: str = "member") -> Any:
         return self.client.post(

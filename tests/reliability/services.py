@@ -118,12 +118,23 @@ class PrivatePostgres:
     def start(self) -> None:
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
         self._run(
-            [_pg_bin("pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.dir / "log"),
-             "-w", "-t", "60", "start"]
+            [
+                _pg_bin("pg_ctl"),
+                "-D",
+                str(self.data),
+                "-o",
+                opts,
+                "-l",
+                str(self.dir / "log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
         )
 
     def stop(self, mode: str = "fast") -> None:
-        """``fast`` disconnects every client (open transactions roll back): a restart's first half."""
+        """Stop the cluster; ``fast`` disconnects every client and rolls back open work."""
         self._run([_pg_bin("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop"])
 
     def destroy(self) -> None:
@@ -163,8 +174,12 @@ class ServeProcess:
     def start(self, timeout_s: float = 120) -> ServeProcess:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                self.command, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                start_new_session=True, cwd=self.log_path.parent,  # no stray .env file
+                self.command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                start_new_session=True,
+                cwd=self.log_path.parent,  # no stray .env file
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

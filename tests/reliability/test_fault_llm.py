@@ -62,7 +62,6 @@ def rig(
     rig.close()
 
 
-
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_llm_fault_is_a_clear_502_and_nothing_is_stored(
     rig: Rig, llm: ScriptedOpenAIServer, fault: str

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.openai_server import Reply, ScriptedOpenAIServer
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from citewall.storage.models import Message
-
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems
 from .services import PrivatePostgres, wait_until
@@ -140,8 +139,13 @@ def test_database_lost_while_a_turn_is_generated_is_503(
         llm.enqueue("Void it from the order page [1].")
         llm.enqueue(Reply(text="Void it from the order page [1].", delay_s=2.0))
         rig = build_rig(
-            rig_dir, embedder, database_url=pg.url, generator="openai",
-            openai_base_url=llm.base_url, openai_retries=0, openai_timeout_s=20,
+            rig_dir,
+            embedder,
+            database_url=pg.url,
+            generator="openai",
+            openai_base_url=llm.base_url,
+            openai_retries=0,
+            openai_timeout_s=20,
         )
         try:
             assert rig.chat(QUESTIONS[0]).status_code == 200

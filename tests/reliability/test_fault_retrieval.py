@@ -77,7 +77,7 @@ def test_reranker_over_budget_is_rrf_only_and_counted(rig: Rig, cross_encoder: A
     assert full.status_code == 200 and full.json()["hybrid_path"] == "full", full.text
 
     _use_reranker(rig, cross_encoder, budget_ms=1)  # a real forward pass takes far longer
-    over = 'citewall_rerank_over_budget_total'
+    over = "citewall_rerank_over_budget_total"
     rrf = 'citewall_answers_total{hybrid_path="rrf_only"}'
     before_over, before_rrf = _metric(rig, over), _metric(rig, rrf)
     r = rig.chat(QUESTIONS[0])

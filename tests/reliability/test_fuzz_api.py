@@ -17,6 +17,8 @@ from .rig import Rig
 
 #: Cases per operation and mode in the test suite (keeps the module well under a minute).
 CASES = 3
+
+
 @pytest.fixture(scope="module")
 def schema(shared_rig: Rig) -> Any:
     return load_schema(shared_rig.app)
@@ -37,7 +39,7 @@ def test_schema_lists_every_api_route(shared_rig: Rig, all_operations: dict[str,
         f"{method} {route.path}"
         for route in shared_rig.app.routes
         if isinstance(route, APIRoute) and route.include_in_schema
-        for method in route.methods
+        for method in route.methods or ()
     }
     assert routed <= set(all_operations), routed - set(all_operations)
 
@@ -111,3 +113,21 @@ def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
             r = client.request(method, url, json=body, headers=shared_rig.auth("admin"))
             assert r.status_code in {200, 404}, (label, r.status_code, r.text)
     assert secured >= 12
+
+
+def test_the_fuzzer_catches_a_route_that_ignores_its_token() -> None:
+    """Self-check: the same fuzzing code flags an operation that declares the bearer scheme
+    but never checks it (so a pass above means something)."""
+    from fastapi import Depends, FastAPI
+    from fastapi.security import HTTPBearer
+
+    app = FastAPI()
+    bearer = HTTPBearer(auto_error=False)
+
+    @app.get("/open")
+    def open_route(credentials: Any = Depends(bearer)) -> dict[str, bool]:
+        return {"ok": True}
+
+    (op,) = operations(load_schema(app))
+    stats = fuzz_operation(op, {"member": "x", "admin": "x"}, max_examples=2)
+    assert any("without authentication" in f for f in stats.failures), stats.failures

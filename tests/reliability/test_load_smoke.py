@@ -1,0 +1,77 @@
+"""A few seconds of the load generator (benchmarks/load.py) against a real ``citewall serve``:
+concurrent chat requests and SSE streams, zero errors, latencies and RSS samples recorded.
+The full run and its figures: ``python benchmarks/load.py`` and docs/reliability.md."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from .rig import QUESTIONS, REPO_ROOT, prepare_served_dir, served_env
+from .services import ServeProcess
+
+pytestmark = pytest.mark.slow
+
+
+def _load_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cw_load", REPO_ROOT / "benchmarks" / "load.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_short_load_round_has_zero_errors(rig_dir: Path, embedder: Any, tmp_path: Path) -> None:
+    load = _load_module()
+    tokens = prepare_served_dir(rig_dir, embedder)
+    server = ServeProcess(served_env(rig_dir), log_path=tmp_path / "serve.log").start()
+    assert server.returncode is None, server.log
+    try:
+        result = asyncio.run(
+            load.run_round(
+                server.base_url,
+                tokens["member"],
+                server.pid,
+                duration_s=4.0,
+                chat_clients=3,
+                stream_clients=2,
+                questions=list(QUESTIONS),
+            )
+        )
+    finally:
+        server.stop()
+    summary = result.summary()
+    assert summary["errors"] == 0, summary["first_errors"]
+    assert summary["chat"]["n"] >= 3 and summary["stream"]["n"] >= 2, summary
+    assert summary["stream_first_token"]["n"] == summary["stream"]["n"]
+    assert summary["hybrid_paths"] == {"rrf_only": summary["requests"]}
+    assert summary["rss_kb"]["samples"] >= 2 and summary["rss_kb"]["min"] > 50_000
+
+
+def test_memory_verdict_flags_only_a_steady_rise() -> None:
+    load = _load_module()
+    assert load.memory_verdict([500_000, 520_000, 560_000]) == "GROWING"
+    assert load.memory_verdict([500_000, 510_000, 505_000]) == "no growth trend"
+    assert load.memory_verdict([500_000, 501_000, 502_000]) == "no growth trend"  # within 5 %
+    assert load.memory_verdict([500_000]) == "too few rounds to tell"
+
+
+def test_load_refuses_anything_but_loopback() -> None:
+    load = _load_module()
+    with pytest.raises(ValueError, match="loopback"):
+        asyncio.run(
+            load.run_round(
+                "http://10.0.0.1:80",
+                "t",
+                1,
+                duration_s=1,
+                chat_clients=1,
+                stream_clients=0,
+                questions=["q"],
+            )
+        )
