@@ -9,7 +9,34 @@ import typer
 
 from citewall.cli.errors import cli_errors
 
-app = typer.Typer(help="evaluate", no_args_is_help=True)
+app = typer.Typer(
+    help="Evaluate retrieval, citation quality and the corpus boundary (red-team gate). "
+    "Without a sub-command: the whole evaluation and its report.",
+)
+
+
+@app.callback(invoke_without_command=True)
+def everything(
+    ctx: typer.Context,
+    out: Path = typer.Option(Path("reports"), "--out", help="Directory for eval.md/.html/.json."),
+    fast: bool = typer.Option(False, "--fast", help="The subset the test command runs."),
+    update_baseline: bool = typer.Option(
+        False, "--update-baseline", help="Record this run's metrics as evals/baseline.json."
+    ),
+    split: str = typer.Option("test", "--split", help="Labelled split to measure: test or dev."),
+) -> None:
+    """Run the whole evaluation unless a sub-command (e.g. ``retrieval``) was named."""
+    if ctx.invoked_subcommand is None:
+        from citewall.evals.cli import run
+
+        run(
+            out=out,
+            fast=fast,
+            update_baseline=update_baseline,
+            split=split,
+            baseline=None,
+            work_dir=None,
+        )
 
 
 @app.command("retrieval")

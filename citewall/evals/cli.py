@@ -22,10 +22,10 @@ def run(
         False, "--update-baseline", help="Record this run's metrics as evals/baseline.json."
     ),
     split: str = typer.Option("test", "--split", help="Labelled split to measure: test or dev."),
-    baseline: Path = typer.Option(
+    baseline: Path | None = typer.Option(
         None, "--baseline", help="Baseline file (default: evals/baseline.json in the repo)."
     ),
-    work_dir: Path = typer.Option(
+    work_dir: Path | None = typer.Option(
         None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
     ),
 ) -> None:

@@ -42,7 +42,9 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class VectorIndex(Protocol):
-    def upsert(self, records: Sequence[ChunkRecord], embeddings: npt.NDArray[np.float32]) -> None: ...
+    def upsert(
+        self, records: Sequence[ChunkRecord], embeddings: npt.NDArray[np.float32]
+    ) -> None: ...
 
     def delete(self, chunk_ids: Sequence[str]) -> None: ...
 
