@@ -43,6 +43,17 @@ from benchmarks.baselines.langchain_pipeline import (  # noqa: E402
     card_ranking,
     load_models,
 )
+from benchmarks.baselines.report import (  # noqa: E402
+    CW_FULL,
+    CW_RRF,
+    FLOOR_EMBED,
+    FLOOR_SCAN,
+    LC_ENS,
+    LC_RR,
+    chart,
+    goals,
+    to_markdown,
+)
 from citewall.config import Settings, load_settings  # noqa: E402
 from citewall.ingest.card import Card  # noqa: E402
 from citewall.ingest.chunking import chunk_card, index_text  # noqa: E402
@@ -51,10 +62,6 @@ from citewall.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
 from citewall.retrieval.protocols import ChunkRecord, Embedder, Reranker  # noqa: E402
 
 OUT = REPO / "docs" / "perf"
-#: Series names in the JSON and the chart.
-CW_RRF, CW_FULL = "citewall rrf_only", "citewall full"
-LC_ENS, LC_RR = "langchain ensemble", "langchain ensemble+rerank"
-FLOOR_EMBED, FLOOR_SCAN = "floor: query embedding", "floor: exact dot-product scan"
 
 
 def _stats(ms: Sequence[float]) -> dict[str, float]:
@@ -192,16 +199,15 @@ def quality_and_demo_ingest(
         cw_rrf = build_retriever(s, embedder=embedder, reranker=None)
         cw_full = build_retriever(s, embedder=embedder, reranker=reranker)
         rankings: dict[str, list[list[str]]] = {CW_RRF: [], CW_FULL: [], LC_ENS: [], LC_RR: []}
+        calls: list[tuple[str, Callable[[str], list[str]]]] = [
+            (CW_RRF, lambda t: [c.id for c in cw_rrf.retrieve(t, k=10).chunks]),
+            (LC_ENS, lambda t: card_ranking(lc.ensemble.invoke(t))),
+            (CW_FULL, lambda t: [c.id for c in cw_full.retrieve(t, k=10).chunks]),
+            (LC_RR, lambda t: card_ranking(lc.reranked.invoke(t))),
+        ]
         for i, q in enumerate(questions):
-            text = q["question"]
-            calls: list[tuple[str, Callable[[], list[str]]]] = [
-                (CW_RRF, lambda t=text: [c.id for c in cw_rrf.retrieve(t, k=10).chunks]),
-                (LC_ENS, lambda t=text: card_ranking(lc.ensemble.invoke(t))),
-                (CW_FULL, lambda t=text: [c.id for c in cw_full.retrieve(t, k=10).chunks]),
-                (LC_RR, lambda t=text: card_ranking(lc.reranked.invoke(t))),
-            ]
             for name, call in calls[i % 4 :] + calls[: i % 4]:
-                rankings[name].append(call())
+                rankings[name].append(call(q["question"]))
         # The full path must really have run (a silent rrf_only would make "full" a lie).
         assert cw_full.retrieve(questions[0]["question"]).hybrid_path == "full"
     gold = [set(q["gold"]) for q in questions]
@@ -311,126 +317,6 @@ def latency_at(
         ),
     }
     return row
-
-
-def goals(result: dict[str, Any]) -> dict[str, Any]:
-    """Issue 9's goals, each with the measured figure and met/missed."""
-    m = result["quality"]["metrics"]
-    equal_quality = m[CW_RRF]["ndcg@10"] >= m[LC_ENS]["ndcg@10"]
-    out: dict[str, Any] = {
-        "nDCG@10 citewall rrf_only >= langchain ensemble": {
-            "figure": f"{m[CW_RRF]['ndcg@10']} vs {m[LC_ENS]['ndcg@10']}",
-            "met": equal_quality,
-        }
-    }
-    for row in result["sizes"]:
-        r = row["ratios_p50"]
-        speedup = 1 / r["citewall rrf_only / langchain ensemble"]
-        speedup_full = 1 / r["citewall full / langchain ensemble+rerank"]
-        over_floor = r["citewall rrf_only / query-embedding floor"]
-        out[f"{row['chunks']} chunks: rrf_only >= 3x faster than langchain ensemble"] = {
-            "figure": f"{speedup:.2f}x",
-            "met": equal_quality and speedup >= 3,
-        }
-        out[f"{row['chunks']} chunks: full >= 3x faster than langchain ensemble+rerank"] = {
-            "figure": f"{speedup_full:.2f}x",
-            "met": speedup_full >= 3,
-        }
-        out[f"{row['chunks']} chunks: rrf_only <= 1.5x the query-embedding floor"] = {
-            "figure": f"{over_floor:.2f}x",
-            "met": over_floor <= 1.5,
-        }
-    for ing in result["ingest"]:
-        out[f"ingest {ing['chunks']} chunks <= 1.3x the embedding floor"] = {
-            "figure": f"{ing['citewall_over_floor']:.2f}x",
-            "met": ing["citewall_over_floor"] <= 1.3,
-        }
-    return out
-
-
-def chart(result: dict[str, Any], path: Path) -> None:
-    """p50 latency (lines) and p95 (dotted) against corpus size, log-log."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sizes = [row["chunks"] for row in result["sizes"]]
-    styles = {
-        CW_RRF: ("tab:blue", "-", "o"),
-        CW_FULL: ("tab:blue", "--", "s"),
-        LC_ENS: ("tab:orange", "-", "o"),
-        LC_RR: ("tab:orange", "--", "s"),
-        FLOOR_EMBED: ("tab:gray", ":", "^"),
-        FLOOR_SCAN: ("tab:gray", "-.", "v"),
-    }
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    for name, (color, ls, marker) in styles.items():
-        p50 = [row["latency_ms"][name]["p50"] for row in result["sizes"]]
-        p95 = [row["latency_ms"][name]["p95"] for row in result["sizes"]]
-        ax.plot(sizes, p50, color=color, linestyle=ls, marker=marker, label=f"{name} (p50)")
-        ax.fill_between(sizes, p50, p95, color=color, alpha=0.08)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
-    ax.set_xlabel("chunks in the index")
-    ax.set_ylabel("latency per query, ms (band: p50 to p95)")
-    ax.set_title("Retrieval latency vs corpus size (same models, same queries, one process)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-
-
-def to_markdown(result: dict[str, Any]) -> str:
-    """The result as Markdown tables (what docs/performance.md quotes)."""
-    q = result["quality"]
-    lines = [
-        f"Machine: {result['machine']}",
-        "",
-        f"Quality, demo KB, {q['questions']} test questions:",
-        "",
-        "| pipeline | nDCG@10 | recall@10 |",
-        "|---|---|---|",
-        *(f"| {n} | {v['ndcg@10']} | {v['recall@10']} |" for n, v in q["metrics"].items()),
-        "",
-        "Latency per query, ms (p50 / p95):",
-        "",
-        "| chunks | " + " | ".join(result["series"]) + " |",
-        "|---|" + "---|" * len(result["series"]),
-    ]
-    for row in result["sizes"]:
-        cells = [
-            f"{row['latency_ms'][n]['p50']} / {row['latency_ms'][n]['p95']}"
-            for n in result["series"]
-        ]
-        lines.append(f"| {row['chunks']:,} | " + " | ".join(cells) + " |")
-    lines += ["", "Ratios (p50):", ""]
-    for row in result["sizes"]:
-        lines += [
-            f"- {row['chunks']:,} chunks: "
-            + "; ".join(f"{k} = {v}" for k, v in row["ratios_p50"].items())
-        ]
-    lines += [
-        "",
-        "| ingest | chunks | floor s | citewall s | langchain s | citewall / floor "
-        "| langchain / floor |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for ing in result["ingest"]:
-        lines.append(
-            f"| {ing['label']} | {ing['chunks']} | {ing['embedding_floor_s']} "
-            f"| {ing['citewall_s']} | {ing['langchain_s']} | {ing['citewall_over_floor']} "
-            f"| {ing['langchain_over_floor']} |"
-        )
-    lines += ["", "Goals:", ""]
-    lines += [
-        f"- {'MET' if g['met'] else 'MISSED'}: {k} ({g['figure']})"
-        for k, g in result["goals"].items()
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def _machine() -> str:

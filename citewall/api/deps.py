@@ -8,6 +8,7 @@ revoked tokens all answer 401 with ``WWW-Authenticate: Bearer``; a member on an 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -19,6 +20,8 @@ from sqlalchemy.orm import Session
 from citewall.api.limits import SlidingWindowLimiter
 from citewall.errors import AuthError, PermissionDeniedError, StorageError
 from citewall.runtime import Runtime
+
+logger = logging.getLogger(__name__)
 
 bearer_scheme = HTTPBearer(
     auto_error=False,
@@ -36,12 +39,19 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
 def get_session(runtime: RuntimeDep) -> Iterator[Session]:
-    """One database session per request, closed afterwards (writes commit explicitly)."""
+    """One database session per request, closed afterwards (writes commit explicitly).
+
+    Closing a session whose connection died (database restarted mid-request) raises; that must
+    not turn the request's clear 503 into a 500, so the failure is logged and dropped.
+    """
     session = runtime.session_factory()
     try:
         yield session
     finally:
-        session.close()
+        try:
+            session.close()
+        except SQLAlchemyError as exc:
+            logger.warning("closing a database session failed: %s", exc.__class__.__name__)
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
@@ -71,6 +81,10 @@ def get_current_user(
         raise StorageError("could not check the token") from exc
     if user is None:
         raise AuthError("unknown or revoked token")
+    try:  # end the read transaction: a long turn must not hold it (or a dead connection) open
+        session.commit()
+    except SQLAlchemyError as exc:
+        raise StorageError("could not check the token") from exc
     limiter: SlidingWindowLimiter = request.app.state.limiter
     limiter.hit(_token_key(token))
     request.state.user_role = user.role

@@ -97,7 +97,11 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     # FastAPI's default echoes the offending input back; keep location and message only.
     assert isinstance(exc, RequestValidationError)
     problems = [
-        {"loc": [str(p) for p in err.get("loc", ())], "msg": str(err.get("msg", "invalid"))}
+        {
+            "loc": [str(p) for p in err.get("loc", ())],
+            "msg": str(err.get("msg", "invalid")),
+            "type": str(err.get("type", "value_error")),
+        }
         for err in exc.errors()
     ]
     return JSONResponse({"detail": problems}, status_code=422)

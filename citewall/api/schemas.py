@@ -60,6 +60,8 @@ class ChatRequest(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("message is empty or whitespace only")
+        if "\x00" in value:  # no database stores NUL in text; refuse it up front
+            raise ValueError("message contains a NUL character")
         return value
 
 
@@ -74,6 +76,8 @@ class SearchRequest(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query is empty or whitespace only")
+        if "\x00" in value:
+            raise ValueError("query contains a NUL character")
         return value
 
 

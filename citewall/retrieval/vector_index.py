@@ -85,11 +85,17 @@ class ChromaVectorIndex:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
-        path.mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(
-            path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
-        )
-        return cls(client, collection_name, where=str(path))
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            client = chromadb.PersistentClient(
+                path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
+            )
+            return cls(client, collection_name, where=str(path))
+        except Exception as exc:  # e.g. a read-only data dir: chromadb raises its own errors
+            raise RetrievalError(
+                f"cannot open the embedded Chroma store in {path}: {exc} "
+                "(check that CITEWALL_DATA_DIR exists and is writable)"
+            ) from exc
 
     @classmethod
     def http(cls, url: str, collection_name: str) -> ChromaVectorIndex:

@@ -41,13 +41,6 @@ def test_deeply_nested_json_is_a_4xx(shared_rig: Rig, path: str) -> None:
     assert 400 <= r.status_code < 500, r.text  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a NUL in the chat message passes ChatRequest validation, the whole answer is "
-    "computed, then storage refuses it (ValueError -> StorageError) and the member gets 503 "
-    "'the database is unavailable'; fix: reject a NUL character in "
-    "citewall/api/schemas.py ChatRequest._not_blank with a 422 naming the field",
-)
 @pytest.mark.parametrize("path", CHAT_ROUTES)
 def test_nul_in_a_chat_message_is_422_not_503(shared_rig: Rig, path: str) -> None:
     before = table_counts(shared_rig.runtime.engine)
@@ -57,13 +50,6 @@ def test_nul_in_a_chat_message_is_422_not_503(shared_rig: Rig, path: str) -> Non
     assert "message" in r.text  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG citewall/api/errors.py _validation_error: 422 items carry only loc and msg, but "
-    "the OpenAPI schema (FastAPI's HTTPValidationError) requires loc, msg AND type, so every "
-    "422 violates the documented schema (schemathesis ST108); fix: add "
-    "'type': str(err.get('type', 'value_error')) to each item (an error code, never input)",
-)
 def test_422_body_matches_the_documented_validation_error_schema(shared_rig: Rig) -> None:
     r = shared_rig.client.post(
         "/api/v1/chat", json={"message": "   "}, headers=shared_rig.auth("member")

@@ -24,9 +24,6 @@ from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problem
 from .services import PrivatePostgres, wait_until
 
 DB_DOWN = "the database is unavailable; nothing was saved, please retry"
-#: Known bug (see test_turn_in_flight_survives_a_restart): a request whose auth session lost its
-#: connection answers 500. Set to False once citewall/api/deps.py:get_session is fixed.
-GET_SESSION_CLOSE_BUG = True
 
 pytestmark = pytest.mark.slow
 
@@ -107,7 +104,7 @@ def test_postgres_restart_during_traffic(rig: Rig, pg: PrivatePostgres) -> None:
             "answers after the restart",
         )
     statuses = {status for _, status, _ in traffic.outcomes}
-    allowed = {200, 503} | ({500} if GET_SESSION_CLOSE_BUG else set())
+    allowed = {200, 503}
     assert statuses <= allowed, statuses
     assert traffic.count(500) <= 2, "more 500s than requests in flight at the stop"
     assert all(body == {"detail": DB_DOWN} for _, st, body in traffic.outcomes if st == 503)
@@ -121,13 +118,6 @@ def test_postgres_restart_during_traffic(rig: Rig, pg: PrivatePostgres) -> None:
     assert turn_integrity_problems(rig.runtime.engine) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG citewall/api/deps.py get_session: when the handler raises StorageError because "
-    "PostgreSQL went away, session.close() on the auth session's terminated connection raises "
-    "OperationalError inside the dependency's teardown and replaces the 503 with a 500; fix: "
-    "suppress (and log) SQLAlchemyError around session.close() in get_session",
-)
 def test_database_lost_while_a_turn_is_generated_is_503(
     rig_dir: Path, embedder: Any, pg: PrivatePostgres
 ) -> None:

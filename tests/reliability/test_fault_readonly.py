@@ -54,13 +54,6 @@ def test_read_only_data_dir_with_sqlite_refuses_to_start_clearly(
         server.kill()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG citewall/retrieval/vector_index.py ChromaVectorIndex.persistent: "
-    "chromadb.PersistentClient() on a read-only dir raises chromadb InternalError ('attempt to "
-    "write a readonly database') unwrapped, so `citewall serve` dies with a traceback; fix: wrap "
-    "the PersistentClient call and raise RetrievalError naming the Chroma dir",
-)
 def test_read_only_data_dir_with_the_database_elsewhere_refuses_to_start_clearly(
     rig_dir: Path, embedder: Any, tmp_path: Path
 ) -> None:

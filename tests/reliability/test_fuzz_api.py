@@ -60,12 +60,6 @@ def test_fuzz_every_operation(
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OpenAPI schema declares only 200/422: 404 for an unknown id (and 401/403/409/413/"
-    "429/502/503) are answered but undocumented; fix: declare error responses on the routers "
-    "(docs/reliability.md, 'Known issues')",
-)
 def test_every_status_the_api_answers_is_documented(all_operations: dict[str, Any]) -> None:
     missing = []
     for label, op in all_operations.items():

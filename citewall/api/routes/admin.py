@@ -12,6 +12,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 
 from citewall.api.deps import AdminUser, SessionDep
+from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     MAX_OFFSET,
     AdminCard,
@@ -23,7 +24,9 @@ from citewall.api.schemas import (
 from citewall.api.storage_rows import as_dict, conversation_events, conversation_summaries
 from citewall.errors import NotFoundError
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(
+    prefix="/api/v1/admin", tags=["admin"], responses=error_responses(*AUTHENTICATED, 403, 404)
+)
 
 _CARD_FIELDS = {"id", "title", "url", "license", "body", "meta", "metadata", "is_external"}
 

@@ -18,6 +18,7 @@ from citewall.api.errors import detail_for
 from citewall.api.limits import check_message_length
 from citewall.api.metrics import ApiMetrics
 from citewall.api.prose_stream import ProseStream
+from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import ChatRequest, ChatResponsePublic
 from citewall.api.sse import sse_event
 from citewall.boundary.external import external_sources_only
@@ -26,7 +27,9 @@ from citewall.chat.turn import TurnResult, plan_turn, run_turn, stream_turn
 from citewall.errors import CitewallError
 
 log = logging.getLogger("citewall.api")
-router = APIRouter(prefix="/api/v1", tags=["chat"])
+router = APIRouter(
+    prefix="/api/v1", tags=["chat"], responses=error_responses(*AUTHENTICATED, 404, 409, 413, 502)
+)
 
 
 def public_reply(result: TurnResult) -> ChatResponsePublic:

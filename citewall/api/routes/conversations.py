@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from citewall.api.deps import CurrentUser, SessionDep
+from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     MAX_OFFSET,
     ConversationPublic,
@@ -17,7 +18,9 @@ from citewall.api.storage_rows import conversation_summaries
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 
-router = APIRouter(prefix="/api/v1", tags=["conversations"])
+router = APIRouter(
+    prefix="/api/v1", tags=["conversations"], responses=error_responses(*AUTHENTICATED, 404)
+)
 
 
 def public_message(message: Any) -> MessagePublic:

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from citewall.api.deps import RuntimeDep
+from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
 
 log = logging.getLogger("citewall.api")
@@ -22,7 +23,7 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", responses=error_responses(503))
 def readyz(runtime: RuntimeDep) -> JSONResponse:
     """Database, vector store, lexical index and reranker state; 503 when a required part is down.
 

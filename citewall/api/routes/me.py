@@ -7,9 +7,10 @@ from typing import Any
 from fastapi import APIRouter
 
 from citewall.api.deps import CurrentUser
+from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import MePublic
 
-router = APIRouter(prefix="/api/v1", tags=["me"])
+router = APIRouter(prefix="/api/v1", tags=["me"], responses=error_responses(*AUTHENTICATED))
 
 
 @router.get("/me", response_model=MePublic)

@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from citewall.api.deps import AdminUser, CurrentUser, RuntimeDep
+from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     AdminSearchHit,
     AdminSearchResponse,
@@ -21,7 +22,9 @@ from citewall.api.schemas import (
 from citewall.boundary.external import external_sources_only
 from citewall.retrieval.types import ContextChunk
 
-router = APIRouter(prefix="/api/v1", tags=["search"])
+router = APIRouter(
+    prefix="/api/v1", tags=["search"], responses=error_responses(*AUTHENTICATED, 413)
+)
 
 #: Most cards one search retrieves before the external-only filter.
 MAX_FETCH = 100
@@ -57,7 +60,12 @@ def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
     )
 
 
-@router.post("/admin/search", response_model=AdminSearchResponse, tags=["admin"])
+@router.post(
+    "/admin/search",
+    response_model=AdminSearchResponse,
+    tags=["admin"],
+    responses=error_responses(403),
+)
 def admin_search(body: SearchRequest, user: AdminUser, runtime: RuntimeDep) -> Any:
     """Every matching card (internal included) with full metadata and per-stage scores."""
     context = runtime.retriever.retrieve(body.query, k=body.limit)

@@ -1,0 +1,37 @@
+"""Error responses declared in the OpenAPI schema, so clients (and fuzzers) know every status.
+
+Every error body is ``{"detail": ...}``: a message for the caller, or for 422 a list of
+``{"loc", "msg", "type"}`` problems.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class ErrorPublic(BaseModel):
+    """An error: a caller-safe message (never internal data)."""
+
+    detail: str | list[dict[str, Any]]
+
+
+_DESCRIPTIONS: dict[int, str] = {
+    401: "Missing, malformed, unknown or revoked bearer token.",
+    403: "Authenticated, but the role may not use this route (admin only).",
+    404: "Unknown id, or not yours.",
+    409: "The conversation is full (max messages reached).",
+    413: "The message or request body is over its limit.",
+    429: "Over the per-token rate limit; see Retry-After.",
+    502: "The answer generator failed; nothing was saved.",
+    503: "A required part (database, vector store) is unavailable; nothing was saved.",
+}
+
+#: What every authenticated route may answer.
+AUTHENTICATED = (401, 429, 503)
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a router or route: each code with ``ErrorPublic`` and a description."""
+    return {code: {"model": ErrorPublic, "description": _DESCRIPTIONS[code]} for code in codes}
