@@ -43,13 +43,32 @@ def readyz(runtime: RuntimeDep) -> JSONResponse:
         # The message names the database host; unauthenticated callers get a fixed one.
         checks["database"] = {"ok": False, "error": "unreachable (see the server log)"}
     retrieval = runtime.retriever_status()
-    checks["retrieval"] = retrieval
     if not vector_store_ok(retrieval):
         ready = False
+    checks["retrieval"] = without_error_details(retrieval)
     return JSONResponse(
         {"status": "ready" if ready else "unavailable", "checks": checks},
         status_code=200 if ready else 503,
     )
+
+
+def without_error_details(status: dict[str, Any]) -> dict[str, Any]:
+    """The retrieval status with raw error texts (paths, hosts) logged and replaced.
+
+    /readyz is unauthenticated: it says which part is down, the server log says why. The
+    reranker's status line stays, since it tells operators how to enable reranking.
+    """
+    public: dict[str, Any] = {}
+    for part, value in status.items():
+        if part == "error":
+            log.warning("readiness: retrieval: %s", value)
+            public[part] = "retrieval unavailable (see the server log)"
+        elif isinstance(value, dict) and value.get("error"):
+            log.warning("readiness: %s: %s", part, value["error"])
+            public[part] = {**value, "error": f"{part} unavailable (see the server log)"}
+        else:
+            public[part] = value
+    return public
 
 
 def vector_store_ok(status: dict[str, Any]) -> bool:
