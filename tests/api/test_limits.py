@@ -31,7 +31,9 @@ def test_blank_or_missing_message_is_422_without_echo(
     r = env.client.post("/api/v1/chat", json=body, headers=env.auth("member"))
     assert r.status_code == 422, r.text
     problems = r.json()["detail"]
-    assert problems and all(set(p) == {"loc", "msg"} for p in problems)
+    # loc, msg and an error code (type): never the input itself
+    assert problems and all(set(p) == {"loc", "msg", "type"} for p in problems)
+    assert all("input" not in p for p in problems)
     assert any("message" in p["loc"] for p in problems)
 
 

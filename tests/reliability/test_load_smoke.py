@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -17,6 +19,8 @@ from .rig import QUESTIONS, REPO_ROOT, prepare_served_dir, served_env
 from .services import ServeProcess
 
 pytestmark = pytest.mark.slow
+
+T = TypeVar("T")
 
 
 def _load_module() -> ModuleType:
@@ -32,13 +36,20 @@ def _load_module() -> ModuleType:
     return module
 
 
+def _run_in_own_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a worker thread: the browser tests' Playwright sync API keeps an event
+    loop running in the main thread for the rest of the pytest session."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def test_short_load_round_has_zero_errors(rig_dir: Path, embedder: Any, tmp_path: Path) -> None:
     load = _load_module()
     tokens = prepare_served_dir(rig_dir, embedder)
     server = ServeProcess(served_env(rig_dir), log_path=tmp_path / "serve.log").start()
     assert server.returncode is None, server.log
     try:
-        result = asyncio.run(
+        result = _run_in_own_loop(
             load.run_round(
                 server.base_url,
                 tokens["member"],
@@ -73,7 +84,7 @@ def test_memory_verdict_follows_the_fitted_slope() -> None:
 def test_load_refuses_anything_but_loopback() -> None:
     load = _load_module()
     with pytest.raises(ValueError, match="loopback"):
-        asyncio.run(
+        _run_in_own_loop(
             load.run_round(
                 "http://10.0.0.1:80",
                 "t",
