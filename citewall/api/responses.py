@@ -18,6 +18,7 @@ class ErrorPublic(BaseModel):
 
 
 _DESCRIPTIONS: dict[int, str] = {
+    400: "The request body could not be parsed (e.g. not JSON).",
     401: "Missing, malformed, unknown or revoked bearer token.",
     403: "Authenticated, but the role may not use this route (admin only).",
     404: "Unknown id, or not yours.",

@@ -28,7 +28,9 @@ from citewall.errors import CitewallError
 
 log = logging.getLogger("citewall.api")
 router = APIRouter(
-    prefix="/api/v1", tags=["chat"], responses=error_responses(*AUTHENTICATED, 404, 409, 413, 502)
+    prefix="/api/v1",
+    tags=["chat"],
+    responses=error_responses(*AUTHENTICATED, 400, 404, 409, 413, 502),
 )
 
 

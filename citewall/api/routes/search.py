@@ -23,7 +23,7 @@ from citewall.boundary.external import external_sources_only
 from citewall.retrieval.types import ContextChunk
 
 router = APIRouter(
-    prefix="/api/v1", tags=["search"], responses=error_responses(*AUTHENTICATED, 413)
+    prefix="/api/v1", tags=["search"], responses=error_responses(*AUTHENTICATED, 400, 413)
 )
 
 #: Most cards one search retrieves before the external-only filter.
