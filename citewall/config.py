@@ -52,7 +52,14 @@ class Settings(BaseSettings):
         description="CPU bfloat16 autocast for the cross-encoder; only faster on CPUs with "
         "native bf16 (AVX512_BF16/AMX), 3x slower without (docs/retrieval.md).",
     )
-    torch_threads: int | None = Field(default=None, ge=1, le=256)
+    torch_threads: int | None = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="Intra-op threads per model call. 1: the server runs requests in parallel, "
+        "and on a busy 2-core machine two threads per call made a query embedding 10-30x "
+        "slower (docs/performance.md). 'auto' lets torch choose.",
+    )
 
     # -- retrieval -----------------------------------------------------------------------------
     dense_top_k: int = Field(default=40, ge=1, le=1000)
@@ -81,6 +88,11 @@ class Settings(BaseSettings):
     max_conversation_messages: int = Field(default=200, ge=2)
     rate_limit_per_minute: int = Field(default=120, ge=0, description="Per token; 0 disables.")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @field_validator("torch_threads", mode="before")
+    @classmethod
+    def _auto_threads(cls, value: object) -> object:
+        return None if isinstance(value, str) and value.strip().lower() in {"", "auto"} else value
 
     @field_validator("database_url")
     @classmethod

@@ -24,7 +24,7 @@ def _apply_torch_threads(settings: Settings) -> None:
 class SentenceTransformerEmbedder:
     """Normalised float32 embeddings (cosine = dot product) from a SentenceTransformer."""
 
-    def __init__(self, model: Any, *, name: str, batch_size: int = 64) -> None:
+    def __init__(self, model: Any, *, name: str, batch_size: int = 16) -> None:
         self._model = model
         self.name = name
         self.batch_size = batch_size

@@ -196,12 +196,13 @@ class HybridRetriever:
             order = [cid for cid, _ in fused]
         ctx.timings_ms["fuse"] = _ms(t0)
 
-        # Texts and metadata for every candidate we may return or rerank (one store read).
-        head = order[: max(s.rerank_top_n, k * 8)]
-        try:
-            records = {r.chunk_id: r for r in self.vector_index.get(head)}
-        except Exception as exc:
-            raise RetrievalError(f"reading chunks from the vector store failed: {exc}") from exc
+        # Texts and metadata of the candidates we may return or rerank. The store read grows
+        # with the number of ids, so without a reranker only enough for k cards is read.
+        if path == "rrf_only" and self.reranker is not None:
+            head = order[: max(s.rerank_top_n, k * 8)]
+            records = self._read(head)
+        else:
+            head, records = self._read_until_cards(order, k)
         # A BM25 id the vector store no longer has (mid-ingest) is dropped, not served.
         order = [cid for cid in head if cid in records]
 
@@ -217,6 +218,26 @@ class HybridRetriever:
         ctx.hybrid_path = path if ctx.chunks else None
         ctx.timings_ms["total"] = _ms(t_total)
         return ctx
+
+    def _read(self, chunk_ids: list[str]) -> dict[str, ChunkRecord]:
+        try:
+            return {r.chunk_id: r for r in self.vector_index.get(chunk_ids)}
+        except Exception as exc:
+            raise RetrievalError(f"reading chunks from the vector store failed: {exc}") from exc
+
+    def _read_until_cards(
+        self, order: list[str], k: int
+    ) -> tuple[list[str], dict[str, ChunkRecord]]:
+        """Read ``order`` in slices until ``k`` distinct cards are in hand (or ``k * 8`` ids)."""
+        step, limit = max(2 * k, 8), min(len(order), k * 8)
+        records: dict[str, ChunkRecord] = {}
+        read = 0
+        while read < limit:
+            records.update(self._read(order[read : min(read + step, limit)]))
+            read = min(read + step, limit)
+            if len({r.parent_id for r in records.values()}) >= k:
+                break
+        return order[:read], records
 
     def _rerank(
         self,

@@ -136,18 +136,17 @@ class ChromaVectorIndex:
 
     def query(self, embedding: Vector, k: int) -> list[Hit]:
         """Top-k by cosine similarity; ``score`` is the cosine (1 - Chroma's distance)."""
+        # No count() first: it costs as much as the search, and Chroma already returns fewer
+        # hits than asked when the collection is smaller (none when it is empty).
         try:
-            n = self._collection.count()
-            if n == 0:
-                return []
             res = self._collection.query(
                 query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=min(k, n),
+                n_results=k,
                 include=["distances"],
             )
         except Exception as exc:
             raise RetrievalError(f"dense search in Chroma at {self.where} failed: {exc}") from exc
-        ids = res["ids"][0]
+        ids = (res.get("ids") or [[]])[0]
         dists = (res.get("distances") or [[]])[0]
         return [
             Hit(chunk_id=cid, rank=i, score=1.0 - float(d))
