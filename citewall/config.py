@@ -88,6 +88,9 @@ class Settings(BaseSettings):
     max_conversation_messages: int = Field(default=200, ge=2)
     rate_limit_per_minute: int = Field(default=120, ge=0, description="Per token; 0 disables.")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    malloc_arena_max: int | None = Field(
+        default=2, ge=0, le=64, description="glibc malloc arenas for `citewall serve` (0: off)."
+    )
 
     @field_validator("torch_threads", mode="before")
     @classmethod

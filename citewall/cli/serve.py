@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from citewall.cli.errors import cli_errors
 
+if TYPE_CHECKING:
+    from citewall.runtime import Runtime
 
-def run_server(runtime: object, host: str, port: int, log_level: str) -> None:
+
+def run_server(runtime: Runtime, host: str, port: int, log_level: str) -> None:
     """Serve ``create_app(runtime)`` until interrupted (one worker: the models live here)."""
     import uvicorn
 
+    from citewall.api.allocator import cap_malloc_arenas
     from citewall.api.app import create_app
 
-    app = create_app(runtime)  # type: ignore[arg-type]
+    if runtime.settings.malloc_arena_max:
+        cap_malloc_arenas(runtime.settings.malloc_arena_max)
+
+    app = create_app(runtime)
     typer.echo(f"citewall: serving on http://{host}:{port}  (API docs: http://{host}:{port}/docs)")
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
 
