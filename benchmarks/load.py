@@ -35,29 +35,11 @@ from typing import Any
 
 import httpx
 
+from citewall.cli import bench_api
+from citewall.cli.bench_api import percentile
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
-FALLBACK_QUESTIONS = (
-    "How do I void a label I did not use?",
-    "How long do refunds take?",
-    "I got charged twice for one label",
-    "Can I change the address after buying a label?",
-)
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q``-quantile (0..1) by linear interpolation; NaN for no values.
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5)
-    2.5
-    """
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def read_rss_kb(pid: int) -> int:
@@ -70,13 +52,7 @@ def read_rss_kb(pid: int) -> int:
 
 def load_questions(limit: int = 60) -> list[str]:
     """Questions of the labelled dev set (kb/eval), else a small fixed list."""
-    path = REPO_ROOT / "kb" / "eval" / "questions.dev.jsonl"
-    out = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and isinstance(q := json.loads(line).get("question"), str):
-                out.append(q)
-    return out[:limit] or list(FALLBACK_QUESTIONS)
+    return bench_api.load_questions(REPO_ROOT / "kb" / "demo", limit)
 
 
 @dataclass
