@@ -17,6 +17,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.errors import UserError
 from citewall.retrieval.types import HYBRID_PATHS
+from citewall.storage.conversations import EVENT_FIELDS
 from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, RetrievalEvent
@@ -32,19 +33,7 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "id",
     "message_id",
     "conversation_id",
-    "card_id",
-    "final_rank",
-    "dense_rank",
-    "dense_score",
-    "bm25_rank",
-    "bm25_score",
-    "rrf_rank",
-    "rrf_score",
-    "rerank_rank",
-    "rerank_logit",
-    "hybrid_path",
-    "cited",
-    "is_external",
+    *EVENT_FIELDS,
     "created_at",
 )
 
