@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from citewall.evals import report_tables
 from citewall.evals.svg import confusion_matrix, grouped_bars
 
 _CSS = """
@@ -199,33 +200,8 @@ def _citations(c: dict[str, Any], h: dict[str, Any]) -> list[str]:
             f"tolerance {_fmt(h.get('tolerance'))}; "
             f"holds: <b>{_fmt(h.get('quality_holds'))}</b>.</p>",
         ]
-        by_kind = h.get("by_kind") or {}
-        if by_kind:
-            out.append(
-                _table(
-                    [
-                        "question kind",
-                        "n",
-                        "member support",
-                        "member coverage",
-                        "full coverage",
-                        "member sources/answer",
-                        "stored sources/answer",
-                    ],
-                    [
-                        [
-                            k,
-                            v.get("questions"),
-                            v.get("member_support"),
-                            v.get("member_coverage"),
-                            v.get("full_coverage"),
-                            v.get("member_sources_per_answer"),
-                            v.get("stored_sources_per_answer"),
-                        ]
-                        for k, v in by_kind.items()
-                    ],
-                )
-            )
+        if h.get("by_kind"):
+            out.append(_table(*report_tables.hidden_by_kind(h)))
     return out
 
 
@@ -247,19 +223,7 @@ def _redteam(report: dict[str, Any]) -> list[str]:
             ["pass rate"],
         ),
         _table(
-            ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
-            [
-                [
-                    r["case"],
-                    r["kind"],
-                    r["technique"],
-                    r["generator"],
-                    r["verdict"].upper(),
-                    r["reason"],
-                    r.get("target_retrieved"),
-                ]
-                for r in rows
-            ],
+            *report_tables.redteam(report),
             ["fail" if r["verdict"] != "pass" else "" for r in rows],
         ),
     ]
@@ -271,21 +235,5 @@ def _baseline(report: dict[str, Any]) -> list[str]:
     if report.get("baseline_note"):
         out.append(f"<p class='note'>{escape(report['baseline_note'])}</p>")
     if comps:
-        out.append(
-            _table(
-                ["metric", "baseline", "current", "delta", "tolerance", "status"],
-                [
-                    [
-                        c["metric"],
-                        c["baseline"],
-                        c["current"],
-                        c["delta"],
-                        c["tolerance"],
-                        c["status"],
-                    ]
-                    for c in comps
-                ],
-                [c["status"] for c in comps],
-            )
-        )
+        out.append(_table(*report_tables.baseline(report), [c["status"] for c in comps]))
     return out

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from citewall.evals import report_tables
+
 
 def cell(value: Any) -> str:
     """A table cell: numbers to 3 decimals, pipes/newlines/brackets made inert."""
@@ -200,31 +202,8 @@ def _hidden(h: dict[str, Any]) -> list[str]:
         f"tolerance {cell(h.get('tolerance'))}; holds: **{cell(h.get('quality_holds'))}**.",
         "",
     ]
-    by_kind = h.get("by_kind") or {}
-    if by_kind:
-        out += table(
-            [
-                "question kind",
-                "n",
-                "member support",
-                "member coverage",
-                "full coverage",
-                "member sources/answer",
-                "stored sources/answer",
-            ],
-            [
-                [
-                    k,
-                    v.get("questions"),
-                    v.get("member_support"),
-                    v.get("member_coverage"),
-                    v.get("full_coverage"),
-                    v.get("member_sources_per_answer"),
-                    v.get("stored_sources_per_answer"),
-                ]
-                for k, v in by_kind.items()
-            ],
-        )
+    if h.get("by_kind"):
+        out += table(*report_tables.hidden_by_kind(h))
         out.append("")
     return out
 
@@ -238,21 +217,7 @@ def _redteam(report: dict[str, Any]) -> list[str]:
         "",
         f"Prose link policy: {cell(report.get('ui_policy'))}",
         "",
-        *table(
-            ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"],
-            [
-                [
-                    r["case"],
-                    r["kind"],
-                    r["technique"],
-                    r["generator"],
-                    r["verdict"].upper(),
-                    r["reason"],
-                    r.get("target_retrieved"),
-                ]
-                for r in rows
-            ],
-        ),
+        *table(*report_tables.redteam(report)),
         "",
     ]
     return out
@@ -264,12 +229,6 @@ def _baseline(report: dict[str, Any]) -> list[str]:
     if report.get("baseline_note"):
         out += [report["baseline_note"], ""]
     if comps:
-        out += table(
-            ["metric", "baseline", "current", "delta", "tolerance", "status"],
-            [
-                [c["metric"], c["baseline"], c["current"], c["delta"], c["tolerance"], c["status"]]
-                for c in comps
-            ],
-        )
+        out += table(*report_tables.baseline(report))
         out.append("")
     return out
