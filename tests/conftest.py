@@ -7,12 +7,12 @@ end. Set CITEWALL_TEST_PG_ADMIN_URL to point elsewhere.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 # Tests never reach a model hub and never send telemetry.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -54,29 +54,13 @@ def embedder() -> Any:
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A fresh PostgreSQL database for this test session, dropped afterwards."""
-    from sqlalchemy import create_engine, text
+    from pgdb import temporary_database
 
-    name = f"citewall_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # pragma: no cover - CI starts PostgreSQL first
+        with temporary_database(PG_ADMIN_URL) as url:
+            yield url
+    except OperationalError as exc:  # pragma: no cover - scripts/services starts PostgreSQL
         pytest.fail(f"PostgreSQL at {PG_ADMIN_URL} is not usable: {exc}")
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    try:
-        yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE datname = :n AND pid <> pg_backend_pid()"
-                ),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

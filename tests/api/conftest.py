@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pgdb import temporary_database
 
 KB_FILE = Path(__file__).parent / "kb" / "cards.jsonl"
 PG_ADMIN_URL = os.environ.get(
@@ -88,29 +89,6 @@ class ApiEnv:
         )
 
 
-def fresh_pg_url() -> Iterator[str]:
-    """A fresh PostgreSQL database (dropped afterwards): ingest state must not be shared."""
-    from sqlalchemy import create_engine, text
-
-    name = f"citewall_api_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE datname = :n AND pid <> pg_backend_pid()"
-                ),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-
 def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrides: Any) -> ApiEnv:
     """Ingest the fixture KB, build the Runtime and the app, create member/other/admin users."""
     from citewall.api.app import create_app
@@ -160,14 +138,13 @@ def env_both(
         yield env
         env.runtime.close()
         return
-    gen = fresh_pg_url()
-    url = next(gen)
-    env = build_env(data_dir, url, embedder)
-    try:
-        yield env
-    finally:
-        env.runtime.close()
-        gen.close()
+    # A database of its own: ingest state must not be shared with other modules.
+    with temporary_database(PG_ADMIN_URL, "citewall_api") as url:
+        env = build_env(data_dir, url, embedder)
+        try:
+            yield env
+        finally:
+            env.runtime.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,14 +6,14 @@ is truncated before each test so no test sees another's rows.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, delete, text, update
+from pgdb import temporary_database
+from sqlalchemy import Engine, delete, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.errors import NotFoundError
@@ -67,25 +67,8 @@ def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
     if database_url.startswith("sqlite"):
         yield f"sqlite:///{tmp_path / 'fresh' / 'citewall.db'}"
         return
-    # The maintenance database on the same server as the session's test database.
-    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
-    name = f"citewall_mig_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield database_url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE datname = :n AND pid <> pg_backend_pid()"
-                ),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
+    with temporary_database(database_url, "citewall_mig") as url:
+        yield url
 
 
 # -- analytics builders --------------------------------------------------------------------------
