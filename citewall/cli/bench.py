@@ -9,7 +9,9 @@ import typer
 
 from citewall.cli.errors import cli_errors
 
-app = typer.Typer(help="bench", no_args_is_help=True)
+app = typer.Typer(
+    help="Benchmarks: retrieval latency per stage and size; API load.", no_args_is_help=True
+)
 
 
 @app.command("retrieval")
