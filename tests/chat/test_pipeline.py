@@ -11,24 +11,12 @@ from citewall.citations.models import StoredSource
 from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.retrieval.types import RetrievedContext
+from citewall.storage.conversations import EVENT_FIELDS
 
 from .chat_context import CANARY_T, KB_URL, FixedRetriever, make_context
 
-EVENT_KEYS = {
-    "card_id",
-    "final_rank",
-    "dense_rank",
-    "dense_score",
-    "bm25_rank",
-    "bm25_score",
-    "rrf_rank",
-    "rrf_score",
-    "rerank_rank",
-    "rerank_logit",
-    "hybrid_path",
-    "cited",
-    "is_external",
-}
+# The pipeline's events are exactly what storage's save_turn accepts.
+EVENT_KEYS = set(EVENT_FIELDS)
 
 
 def ask(embedder: Any, question: str, context: RetrievedContext) -> Answer:
