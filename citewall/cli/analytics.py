@@ -7,6 +7,7 @@ dir) and print a table, or JSON with ``--json``. Times are UTC.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from typing import Any, cast
 
@@ -14,12 +15,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from sqlalchemy.orm import Session
 
 from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.storage.analytics import NO_PATH, entry_performance, retrieval_events
-from citewall.storage.db import Database, open_database
+from citewall.storage.db import open_database
 from citewall.storage.dialect import PERIODS, Period
 
 app = typer.Typer(help="Entry performance and the retrieval-event log.", no_args_is_help=True)
@@ -28,8 +30,14 @@ _SINCE_HELP = "Only from this UTC date/time on (YYYY-MM-DD or ISO 8601)."
 _UNTIL_HELP = "Only before this UTC date/time (YYYY-MM-DD or ISO 8601)."
 
 
-def _open() -> Database:
-    return open_database(get_settings().sqlalchemy_url)
+def _query(run: Callable[[Session], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Open the configured database (migrated), run one read, and close it again."""
+    db = open_database(get_settings().sqlalchemy_url)
+    try:
+        with db.sessions() as session:
+            return run(session)
+    finally:
+        db.dispose()
 
 
 def parse_when(value: str | None, option: str) -> datetime | None:
@@ -73,19 +81,16 @@ def performance(
         if period not in PERIODS:
             raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
         window = (parse_when(since, "--since"), parse_when(until, "--until"))
-        db = _open()
-        try:
-            with db.sessions() as session:
-                rows = entry_performance(
-                    session,
-                    period=cast(Period, period),
-                    since=window[0],
-                    until=window[1],
-                    card_id=card,
-                    limit=limit,
-                )
-        finally:
-            db.dispose()
+        rows = _query(
+            lambda session: entry_performance(
+                session,
+                period=cast(Period, period),
+                since=window[0],
+                until=window[1],
+                card_id=card,
+                limit=limit,
+            )
+        )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -129,21 +134,18 @@ def events(
     """The retrieval-event log, newest first: each retrieved card's ranks and scores by stage."""
     with cli_errors():
         window = (parse_when(since, "--since"), parse_when(until, "--until"))
-        db = _open()
-        try:
-            with db.sessions() as session:
-                rows = retrieval_events(
-                    session,
-                    card_id=card,
-                    hybrid_path=path,
-                    since=window[0],
-                    until=window[1],
-                    cited=cited,
-                    limit=limit,
-                    offset=offset,
-                )
-        finally:
-            db.dispose()
+        rows = _query(
+            lambda session: retrieval_events(
+                session,
+                card_id=card,
+                hybrid_path=path,
+                since=window[0],
+                until=window[1],
+                cited=cited,
+                limit=limit,
+                offset=offset,
+            )
+        )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
