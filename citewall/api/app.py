@@ -12,6 +12,7 @@ from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handler
 from citewall.api.headers import SecurityHeadersMiddleware
 from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
+from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import admin, chat, conversations, health, me, search
 from citewall.api.spa import build_spa_router
 from citewall.runtime import Runtime
@@ -34,6 +35,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         openapi_url="/openapi.json",
+        default_response_class=EncodableJSONResponse,
     )
     app.state.runtime = runtime
     app.state.metrics = ApiMetrics()

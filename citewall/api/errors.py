@@ -11,11 +11,11 @@ import math
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewall.api.limits import ConversationFullError, MessageTooLongError, RateLimitedError
+from citewall.api.responses import EncodableJSONResponse
 from citewall.errors import (
     AuthError,
     CitewallError,
@@ -76,24 +76,26 @@ def detail_for(exc: CitewallError) -> str:
     return "the service failed; please retry"
 
 
-def error_response(exc: CitewallError) -> JSONResponse:
+def error_response(exc: CitewallError) -> EncodableJSONResponse:
     """A JSON error response for ``exc`` (with Retry-After / WWW-Authenticate when due)."""
     headers: dict[str, str] = {}
     if isinstance(exc, AuthError):
         headers["WWW-Authenticate"] = "Bearer"
     if isinstance(exc, LimitError) and exc.retry_after_s is not None:
         headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
-    return JSONResponse({"detail": detail_for(exc)}, status_code=status_for(exc), headers=headers)
+    return EncodableJSONResponse(
+        {"detail": detail_for(exc)}, status_code=status_for(exc), headers=headers
+    )
 
 
-async def _citewall_error(_: Request, exc: Exception) -> JSONResponse:
+async def _citewall_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     assert isinstance(exc, CitewallError)
     if not isinstance(exc, UserError):
         log.warning("request failed: %s: %s", type(exc).__name__, exc)
     return error_response(exc)
 
 
-async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     # FastAPI's default echoes the offending input back; keep location and message only.
     assert isinstance(exc, RequestValidationError)
     problems = [
@@ -104,13 +106,15 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
         }
         for err in exc.errors()
     ]
-    return JSONResponse({"detail": problems}, status_code=422)
+    return EncodableJSONResponse({"detail": problems}, status_code=422)
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     headers = dict(exc.headers or {})
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+    return EncodableJSONResponse(
+        {"detail": exc.detail}, status_code=exc.status_code, headers=headers
+    )
 
 
 class UnexpectedErrorMiddleware:
@@ -141,7 +145,7 @@ class UnexpectedErrorMiddleware:
             log.exception("unexpected error", exc_info=exc)
             if started:  # a stream already began; nothing sane can be sent now
                 raise
-            response = JSONResponse(
+            response = EncodableJSONResponse(
                 {"detail": "internal error; it has been logged"}, status_code=500
             )
             await response(scope, receive, send)

@@ -1,4 +1,5 @@
-"""Error responses declared in the OpenAPI schema, so clients (and fuzzers) know every status.
+"""How JSON responses are written, and the error responses declared in the OpenAPI schema (so
+clients and fuzzers know every status).
 
 Every error body is ``{"detail": ...}``: a message for the caller, or for 422 a list of
 ``{"loc", "msg", "type"}`` problems.
@@ -6,9 +7,22 @@ Every error body is ``{"detail": ...}``: a message for the caller, or for 422 a 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+
+from citewall.text.cleaning import encodable
+
+
+class EncodableJSONResponse(JSONResponse):
+    """JSON that always encodes: a lone surrogate in a stored row (written before storage made
+    text encodable, or by another tool) becomes U+FFFD instead of failing the response."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return encodable(text).encode("utf-8")
 
 
 class ErrorPublic(BaseModel):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from citewall.boundary.external import SourcePublic
 from citewall.retrieval.types import HybridPath
+from citewall.text.cleaning import clean_text
 
 __all__ = [
     "MAX_OFFSET",
@@ -47,6 +48,17 @@ class _Public(BaseModel):
 # -- requests --------------------------------------------------------------------------------
 
 
+def _typed_text(name: str, value: str) -> str:
+    """Text a person typed, as citewall uses it: NUL and blank text refused; control and
+    invisible formatting characters removed (``clean_text``)."""
+    if "\x00" in value:  # no database stores NUL in text; refuse it up front
+        raise ValueError(f"{name} contains a NUL character")
+    cleaned = clean_text(value)
+    if not cleaned.strip():
+        raise ValueError(f"{name} is empty or whitespace only")
+    return cleaned
+
+
 class ChatRequest(BaseModel):
     """One member message; ``conversation_id`` null starts a new conversation."""
 
@@ -57,12 +69,8 @@ class ChatRequest(BaseModel):
 
     @field_validator("message")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("message is empty or whitespace only")
-        if "\x00" in value:  # no database stores NUL in text; refuse it up front
-            raise ValueError("message contains a NUL character")
-        return value
+    def _clean(cls, value: str) -> str:
+        return _typed_text("message", value)
 
 
 class SearchRequest(BaseModel):
@@ -73,12 +81,8 @@ class SearchRequest(BaseModel):
 
     @field_validator("query")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("query is empty or whitespace only")
-        if "\x00" in value:
-            raise ValueError("query contains a NUL character")
-        return value
+    def _clean(cls, value: str) -> str:
+        return _typed_text("query", value)
 
 
 # -- member responses ------------------------------------------------------------------------

@@ -6,7 +6,9 @@ docs/decisions.md; the member's view is described in docs/citations.md) and DESI
 event, history reload, search) must call ``external_sources_only``; admin paths see full data.
 
 A source is kept only when its allowlisted metadata has a non-empty string ``url`` that passes
-``url_problem``. What is returned is rebuilt from allowlisted data alone: an internal card
+``url_problem``. Its text (title, excerpt, metadata values) passes ``clean_text``: no control or
+invisible formatting character (a bidi override in a hostile public card) reaches a member.
+What is returned is rebuilt from allowlisted data alone: an internal card
 (no url) never appears, and an external card's internal metadata keys (author, path,
 content_hash, owner notes...) never travel, even from legacy rows stored before the allowlist.
 """
@@ -23,6 +25,7 @@ from pydantic import BaseModel
 
 from citewall.boundary.schemas import METADATA_ALLOWLIST, SourcePublic
 from citewall.ingest.urls import url_problem
+from citewall.text.cleaning import clean_text
 
 __all__ = ["EXCERPT_CHARS", "METADATA_ALLOWLIST", "SourcePublic", "external_sources_only"]
 
@@ -68,10 +71,12 @@ def _allowlisted(metadata: object) -> dict[str, str]:
             return {}
     if not isinstance(metadata, Mapping):
         return {}
+    # Cleaned, but a value that cleaning would change is not a URL a member may follow.
     return {
-        k: v
+        k: clean
         for k, v in metadata.items()
-        if isinstance(k, str) and k in METADATA_ALLOWLIST and isinstance(v, str) and v.strip()
+        if isinstance(k, str) and k in METADATA_ALLOWLIST and isinstance(v, str)
+        if (clean := clean_text(v)).strip() and (k != "url" or clean == v)
     }
 
 
@@ -101,7 +106,7 @@ def _public(row: object) -> SourcePublic | None:
 
 
 def _string(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    return clean_text(value) if isinstance(value, str) else ""
 
 
 def _score(value: object) -> float | None:
@@ -117,7 +122,7 @@ def _excerpt(text: object) -> str:
     """The start of the external card's own text, cut at a word boundary."""
     if not isinstance(text, str):
         return ""
-    flat = " ".join(text.split())
+    flat = " ".join(clean_text(text).split())
     if len(flat) <= EXCERPT_CHARS:
         return flat
     cut = flat[:EXCERPT_CHARS].rsplit(" ", 1)[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from citewall.citations.markers import strip_markers
+from citewall.text.cleaning import clean_text
 
 # ``![alt](target)`` -> ``alt``; ``[text](target)`` -> ``text``; ``<https://x>`` -> ``https://x``.
 # Targets may hold one level of balanced parentheses (``(https://a.example/x_(y))``).
@@ -35,11 +36,12 @@ def defang_links(text: str) -> str:
 
 
 def prose_only(text: str) -> str:
-    """The answer as a member sees it: markers removed, no Markdown link syntax.
+    """The answer as a member sees it: markers removed, no Markdown link syntax, no control or
+    invisible formatting characters (``clean_text``; a stored row may predate the cleaning).
 
     >>> prose_only("Refunds take 5 days [1]. Ask billing [2][3].")
     'Refunds take 5 days. Ask billing.'
     """
     if not isinstance(text, str):
         return ""
-    return defang_links(strip_markers(text))
+    return defang_links(strip_markers(clean_text(text)))

@@ -22,6 +22,7 @@ from citewall.generation.attribution import attribute
 from citewall.generation.protocols import Generator, Turn
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import HybridPath, RetrievedContext
+from citewall.text.cleaning import clean_text
 
 #: The honest answer when retrieval found nothing (no citations).
 NOTHING_FOUND = (
@@ -50,10 +51,15 @@ class Answer:
     attributed: bool = False
 
 
-def _check_question(question: str) -> str:
-    if not isinstance(question, str) or not question.strip():
+def clean_question(question: str) -> str:
+    """The question as the pipeline uses and stores it: ``clean_text``, stripped.
+
+    ``UserError`` when nothing is left, e.g. for ``"\u200b"``.
+    """
+    cleaned = clean_text(question).strip() if isinstance(question, str) else ""
+    if not cleaned:
         raise UserError("the question is empty; ask something, e.g. 'How do refunds work?'")
-    return question.strip()
+    return cleaned
 
 
 def answer_question(
@@ -96,7 +102,7 @@ def stream_answer(
     them (``boundary.prose_only``). With post-hoc attribution the final ``Answer.content`` may
     carry markers the deltas did not.
     """
-    question = _check_question(question)
+    question = clean_question(question)
     t_start = time.perf_counter()
     context = retriever.retrieve(question)
     timings: dict[str, float] = {f"retrieve.{k}": v for k, v in context.timings_ms.items()}
@@ -117,14 +123,17 @@ def stream_answer(
         )
         return
     t_gen = time.perf_counter()
+    # Model output is untrusted text: cleaned before anyone sees or stores it (a model can
+    # send a lone surrogate as a JSON escape, or repeat a hostile card's bidi override).
     if streaming:
         parts: list[str] = []
-        for delta in generator.stream(question, context.chunks, history):
-            parts.append(delta)
-            yield delta
+        for raw in generator.stream(question, context.chunks, history):
+            if delta := clean_text(raw):
+                parts.append(delta)
+                yield delta
         text = "".join(parts)
     else:
-        text = generator.generate(question, context.chunks, history).text
+        text = clean_text(generator.generate(question, context.chunks, history).text)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
     answer = finish_answer(text, context, generator=generator.name, embedder=embedder)

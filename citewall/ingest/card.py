@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from citewall.text.cleaning import text_problem
+
 #: Metadata keys citewall derives itself. A card may not set them in free metadata: a ``url``
 #: there would make an internal card look external at the serve boundary.
 RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash"})
@@ -28,6 +30,20 @@ class Card(BaseModel):
     url: str | None = None
     license: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("title", "body", "url", "license")
+    @classmethod
+    def _storable_text(cls, value: str | None) -> str | None:
+        if value is not None and (problem := text_problem(value)):
+            raise ValueError(f"contains {problem}; remove it from the card")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _storable_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if problem := _json_text_problem(value, "metadata"):
+            raise ValueError(problem)
+        return value
 
     @field_validator("metadata")
     @classmethod
@@ -73,3 +89,21 @@ class Card(BaseModel):
             meta["license"] = self.license
         meta["content_hash"] = self.content_hash()
         return meta
+
+
+def _json_text_problem(value: object, where: str) -> str | None:
+    """The first string in a JSON value (keys too) that cannot be stored, named by its path."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return f"{where} contains {problem}; remove it from the card" if problem else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and (problem := text_problem(key)):
+                return f"a key in {where} contains {problem}; remove it from the card"
+            if found := _json_text_problem(item, f"{where}.{key}"):
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if found := _json_text_problem(item, f"{where}[{i}]"):
+                return found
+    return None

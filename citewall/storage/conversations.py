@@ -163,12 +163,11 @@ def _event_row(
     )
 
 
-def _check_turn(
-    question: str, answer: str, sources: Any, hybrid_path: str | None, timings: Any
-) -> None:
-    """Refuse what one of the two databases would store differently or not at all.
+def _check_turn(sources: Any, hybrid_path: str | None, timings: Any) -> None:
+    """Refuse what one of the two databases would store differently.
 
     ValueErrors here become "saving the turn failed and was rolled back: ..." in save_turn.
+    Text is not checked: the column types store any string (``storage.types``).
     """
     if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
         raise ValueError("sources must be a list of JSON objects")
@@ -179,22 +178,6 @@ def _check_turn(
             f"unknown hybrid_path {hybrid_path!r}; expected one of {', '.join(HYBRID_PATHS)} "
             "or None"
         )
-    # PostgreSQL refuses NUL in text and JSONB while SQLite keeps it: refuse it everywhere.
-    for name, value in (("question", question), ("answer", answer), ("sources", sources)):
-        if _has_nul(value):
-            raise ValueError(f"the {name} contains a NUL character")
-    if _has_nul(timings):
-        raise ValueError("the timings contain a NUL character")
-
-
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
-    return False
 
 
 def save_turn(
@@ -213,12 +196,13 @@ def save_turn(
     """Write the user message, the assistant message and its retrieval events in ONE
     transaction; return ``(user_message, assistant_message)``.
 
-    ``sources`` is stored exactly as given (the full list, internal cards included); it must be
-    a list of JSON objects. Each event carries the keys in ``EVENT_FIELDS``. Any failure rolls
+    ``sources`` is stored exactly as given (the full list, internal cards included), but for
+    characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
+    objects. Each event carries the keys in ``EVENT_FIELDS``. Any failure rolls
     everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
     """
     with storage_errors(session, "saving the turn", catch_all=True):
-        _check_turn(question, answer_content, sources, hybrid_path, timings)
+        _check_turn(sources, hybrid_path, timings)
         begin_write(session)
         # Row lock on PostgreSQL: concurrent turns of one conversation take seq numbers in turn.
         conversation = session.scalar(

@@ -2,7 +2,8 @@
 
 The tables and their columns are fixed by DESIGN.md ("Storage"); migrations in
 ``citewall/storage/migrations/versions`` create exactly this. Timestamps are UTC-aware
-(``UTCDateTime``); JSON columns are JSONB on PostgreSQL and JSON on SQLite (``JSONType``).
+(``UTCDateTime``); JSON columns are JSONB on PostgreSQL and JSON on SQLite (``JSONType``); free
+text columns (``TextType``, ``StringType``) store any string, made ``encodable`` on the way in.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
-    Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from citewall.storage.types import JSONType, UTCDateTime, utcnow
+from citewall.storage.types import JSONType, StringType, TextType, UTCDateTime, utcnow
 
 #: Roles a user may have. ``admin`` sees full data (internal sources, all conversations).
 ROLES: tuple[str, ...] = ("member", "admin")
@@ -53,7 +53,7 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         datetime: UTCDateTime(),
-        dict[str, Any]: JSONType,
+        dict[str, Any]: JSONType(),
     }
 
 
@@ -64,7 +64,7 @@ class User(Base):
     __table_args__ = (CheckConstraint("role IN ('member', 'admin')", name="role"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(100), unique=True)
+    name: Mapped[str] = mapped_column(StringType(100), unique=True)
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -112,7 +112,7 @@ class Conversation(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
-    title: Mapped[str] = mapped_column(String(200))
+    title: Mapped[str] = mapped_column(StringType(200))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
@@ -138,11 +138,11 @@ class Message(Base):
     conversation_id: Mapped[str] = mapped_column(ForeignKey("conversations.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(Integer)
     role: Mapped[str] = mapped_column(String(16))
-    content: Mapped[str] = mapped_column(Text)
-    sources: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    content: Mapped[str] = mapped_column(TextType())
+    sources: Mapped[list[dict[str, Any]]] = mapped_column(JSONType(), default=list)
     hybrid_path: Mapped[str | None] = mapped_column(String(16), default=None)
-    timings: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
-    generator: Mapped[str | None] = mapped_column(String(100), default=None)
+    timings: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
+    generator: Mapped[str | None] = mapped_column(StringType(100), default=None)
     dropped_markers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -195,11 +195,11 @@ class CardRow(Base):
     __tablename__ = "cards"
 
     id: Mapped[str] = mapped_column(String(200), primary_key=True)
-    title: Mapped[str] = mapped_column(String(500))
-    body: Mapped[str] = mapped_column(Text)
-    url: Mapped[str | None] = mapped_column(Text, default=None)
-    license: Mapped[str | None] = mapped_column(Text, default=None)
-    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType, default=dict)
+    title: Mapped[str] = mapped_column(StringType(500))
+    body: Mapped[str] = mapped_column(TextType())
+    url: Mapped[str | None] = mapped_column(TextType(), default=None)
+    license: Mapped[str | None] = mapped_column(TextType(), default=None)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType(), default=dict)
     content_hash: Mapped[str] = mapped_column(String(64))
     ingest_version: Mapped[int] = mapped_column(Integer, index=True)
     is_external: Mapped[bool] = mapped_column(Boolean, index=True)

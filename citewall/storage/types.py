@@ -1,18 +1,60 @@
-"""Column types that behave the same on SQLite and PostgreSQL: JSON/JSONB and UTC timestamps."""
+"""Column types that behave the same on SQLite and PostgreSQL: JSON/JSONB, free text and UTC
+timestamps.
+
+Free text and JSON columns store any ``str`` they are handed: a lone surrogate or a NUL (which
+neither database can hold) is made ``encodable`` on the way in, so a turn never fails on text.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime
+from sqlalchemy import JSON, DateTime, String, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.types import TypeDecorator, TypeEngine
 
-#: JSONB on PostgreSQL (indexable, ``jsonb_array_elements``), JSON text on SQLite (``json_each``).
-#: ``none_as_null`` keeps a Python ``None`` out of the column as SQL NULL, not JSON ``null``.
-JSONType = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+from citewall.text.cleaning import encodable, encodable_json
+
+
+class JSONType(TypeDecorator[Any]):
+    """JSONB on PostgreSQL (indexable, ``jsonb_array_elements``), JSON text on SQLite
+    (``json_each``); every string in the value (keys too) is stored ``encodable``.
+
+    ``none_as_null`` keeps a Python ``None`` out of the column as SQL NULL, not JSON ``null``.
+    """
+
+    impl = JSON(none_as_null=True)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(JSONB(none_as_null=True))
+        return dialect.type_descriptor(JSON(none_as_null=True))
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return None if value is None else encodable_json(value)
+
+
+class TextType(TypeDecorator[str]):
+    """Free text of any length, stored ``encodable``."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else encodable(value)
+
+
+class StringType(TypeDecorator[str]):
+    """Free text up to ``length`` characters, stored ``encodable``."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else encodable(value)
 
 
 def utcnow() -> datetime:

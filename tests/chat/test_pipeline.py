@@ -107,3 +107,19 @@ def test_stream_yields_deltas_then_the_same_answer(embedder: Any) -> None:
 def test_empty_question_is_a_user_error(embedder: Any) -> None:
     with pytest.raises(UserError, match="empty"):
         ask(embedder, "   ", make_context())
+    with pytest.raises(UserError, match="empty"):  # nothing visible is left after cleaning
+        ask(embedder, "\u200b\u202e \x07", make_context())
+
+
+def test_the_question_is_cleaned_on_every_path(embedder: Any) -> None:
+    # e.g. `citewall ask` with undecodable bytes in argv (a lone surrogate), or invisible
+    # characters pasted into a question.
+    retriever = FixedRetriever(make_context())
+    kwargs: Any = {
+        "retriever": retriever,
+        "generator": ExtractiveGenerator(embedder),
+        "embedder": embedder,
+    }
+    answer_question("void\udcff a \u202elabel\u200b?\x00", **kwargs)
+    list(stream_answer("void\udcff a \u202elabel\u200b?\x00", **kwargs))
+    assert retriever.questions == ["void\ufffd a label?"] * 2

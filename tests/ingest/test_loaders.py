@@ -97,3 +97,31 @@ def test_missing_path_and_duplicate_ids(tmp_path: Path) -> None:
     msgs = [str(e) for e in result.errors]
     assert any("duplicate card id" in m and str(a) in m for m in msgs)
     assert any("missing.jsonl" in m and "no such file" in m for m in msgs)
+
+
+def test_text_no_database_can_hold_is_refused_naming_file_line_and_field(tmp_path: Path) -> None:
+    # json.loads turns "\ud800" and "\u0000" escapes in a card file into such strings.
+    lines = [
+        json.dumps({**CARDS[0], "body": "Refunds\u0000 take 5 days."}),
+        json.dumps({**CARDS[1], "metadata": {"team": ["billing", "ops\ud800"]}}),
+        json.dumps({**CARDS[2], "metadata": {"owner\udfff": "ann"}}),
+        json.dumps({**CARDS[3], "license": "CC-BY\u0007"}),
+        json.dumps(CARDS[4]),
+    ]
+    f = tmp_path / "cards.jsonl"
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load_cards([f])
+    assert [c.id for c in result.cards] == [CARDS[4]["id"]]
+    assert [(e.line, e.field) for e in result.errors] == [
+        (1, "body"),
+        (2, "metadata"),
+        (3, "metadata"),
+        (4, "license"),
+    ]
+    messages = [str(e) for e in result.errors]
+    assert "NUL character (U+0000) at character 8" in messages[0]
+    assert "metadata.team[1] contains a lone surrogate (U+D800)" in messages[1]
+    assert "a key in metadata contains a lone surrogate (U+DFFF)" in messages[2]
+    assert "control character (U+0007)" in messages[3]
+    for message in messages:
+        message.encode("utf-8")  # the error itself can be printed

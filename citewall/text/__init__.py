@@ -1,0 +1,1 @@
+"""Text handling every stage shares: cleaning untrusted strings."""

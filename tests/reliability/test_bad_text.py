@@ -1,0 +1,189 @@
+"""Text no database can hold, and text that hides from its reader, through the real API.
+
+A model reply may carry a lone surrogate (a JSON escape like ``"\\ud800"`` decodes fine in
+Python), a NUL, other control characters or bidirectional overrides; a member may type
+invisible characters; a hostile public card may carry a right-to-left override. None of it
+breaks a turn (no 503 "nothing was saved"), none of it is stored as written where a database
+could not hold it, and no control or invisible formatting character reaches a member's answer,
+titles or excerpts. On SQLite and PostgreSQL (which refuses NUL and surrogates outright).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.openai_server import Reply, ScriptedOpenAIServer
+from fastapi.testclient import TestClient
+from pgdb import temporary_database
+
+from citewall.boundary.prose import prose_only
+from citewall.text.cleaning import CONTROLS, INVISIBLE
+
+from .rig import Rig, build_rig, create_users, make_settings
+from .sse import sse_events
+
+PG_ADMIN_URL = os.environ.get(
+    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+QUESTION = "How do I void a label I did not use?"
+
+#: Model replies with characters that must not get in, and what is stored in their place.
+REPLIES: dict[str, tuple[str, str]] = {
+    "lone_surrogate": ("Void it within 30 days \ud800 [1].", "Void it within 30 days \ufffd [1]."),
+    "nul": ("Void it\x00 within 30 days [1].", "Void it within 30 days [1]."),
+    "bell_and_escape": (
+        "Void it\x07 within\x1b[31m 30 days [1].",
+        "Void it within[31m 30 days [1].",
+    ),
+    "bidi_override": ("Void it \u202ewithin 30 days\u202c [1].", "Void it within 30 days [1]."),
+    "zero_width": ("Void\u200b it\u2066 within 30 days [1].", "Void it within 30 days [1]."),
+}
+
+
+def hidden(text: str) -> list[str]:
+    """Characters a reader must not be handed: control, invisible formatting, lone surrogates."""
+    return [
+        f"U+{ord(c):04X}"
+        for c in text
+        if ord(c) in CONTROLS or ord(c) in INVISIBLE or 0xD800 <= ord(c) <= 0xDFFF or c == "\0"
+    ]
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def rig(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: Any,
+    llm: ScriptedOpenAIServer,
+) -> Iterator[Rig]:
+    data_dir: Path = tmp_path_factory.mktemp(f"text-{request.param}") / "data"
+    options = {"generator": "openai", "openai_base_url": llm.base_url, "openai_retries": 0}
+    if request.param == "sqlite":
+        built = build_rig(data_dir, embedder, **options)
+        yield built
+        built.close()
+        return
+    with temporary_database(PG_ADMIN_URL, "citewall_text") as url:
+        built = build_rig(data_dir, embedder, database_url=url, **options)
+        try:
+            yield built
+        finally:
+            built.close()
+
+
+def stored_turn(rig: Rig, conversation_id: str) -> dict[str, Any]:
+    r = rig.client.get(f"/api/v1/admin/conversations/{conversation_id}", headers=rig.auth("admin"))
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+@pytest.mark.parametrize("case", sorted(REPLIES))
+def test_a_model_reply_with_bad_text_is_answered_and_stored_clean(
+    rig: Rig, llm: ScriptedOpenAIServer, case: str
+) -> None:
+    reply, stored = REPLIES[case]
+    llm.enqueue(Reply(text=reply))
+    r = rig.chat(QUESTION)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert hidden(body["answer"]) == []
+    assert body["answer"] == prose_only(stored)
+    messages = stored_turn(rig, body["conversation_id"])["messages"]
+    assert messages[1]["content"] == stored
+
+
+@pytest.mark.parametrize("case", sorted(REPLIES))
+def test_a_streamed_reply_with_bad_text_is_answered_and_stored_clean(
+    rig: Rig, llm: ScriptedOpenAIServer, case: str
+) -> None:
+    reply, stored = REPLIES[case]
+    # One character per delta: a bad character arrives alone, as a split stream would send it.
+    llm.enqueue(Reply(chunks=list(reply)))
+    r = rig.stream(QUESTION)
+    assert r.status_code == 200
+    events = sse_events(r.text)
+    names = [name for name, _ in events]
+    assert names[-1] == "final", events[-1]
+    tokens = "".join(data["delta"] for name, data in events if name == "token")
+    final = events[-1][1]
+    assert hidden(tokens) == [] and hidden(final["answer"]) == []
+    assert tokens == final["answer"]
+    messages = stored_turn(rig, final["conversation_id"])["messages"]
+    assert messages[1]["content"] == stored
+
+
+def test_invisible_characters_a_member_types_are_not_kept(
+    rig: Rig, llm: ScriptedOpenAIServer
+) -> None:
+    llm.enqueue(Reply(text="Void it within 30 days [1]."))
+    typed = "How do I \u202evoid\u202c a label\u200b I did not\x07 use?"
+    r = rig.chat(typed)
+    assert r.status_code == 200, r.text
+    conversation = stored_turn(rig, r.json()["conversation_id"])
+    assert conversation["title"] == QUESTION
+    assert conversation["messages"][0]["content"] == QUESTION
+
+
+def test_a_hostile_public_card_reaches_members_without_its_invisible_characters(
+    tmp_path: Path, embedder: Any
+) -> None:
+    from citewall.api.app import create_app
+    from citewall.ingest.pipeline import ingest_paths
+    from citewall.runtime import Runtime
+    from citewall.storage import db
+
+    kb = tmp_path / "hostile.jsonl"
+    card = {
+        "id": "help-void-hostile",
+        "title": "Voiding a \u202elebal\u202c label\u200b",
+        "body": "Void an unused label\u2067 from the order page within 30 days.\u2069 "
+        "Voided labels are refunded\u200d to your balance\ufeff in 5 days.",
+        "url": "https://help.parcelry.example/void",
+        "license": "CC-BY-4.0",
+        "metadata": {"topic": "labels\u202e"},
+    }
+    kb.write_text(json.dumps(card) + "\n", encoding="utf-8")
+    settings = make_settings(tmp_path / f"data-{uuid.uuid4().hex[:6]}")
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db.migrate(settings.sqlalchemy_url)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    report = ingest_paths(
+        [kb],
+        settings,
+        embedder=embedder,
+        session_factory=db.make_session_factory(engine),
+        progress=False,
+    )
+    engine.dispose()
+    assert report.added == 1, report.summary()
+    runtime = Runtime.from_settings(settings, embedder=embedder)
+    app = create_app(runtime)
+    rig = Rig(runtime, app, TestClient(app), create_users(runtime))
+    try:
+        chat = rig.chat("How do I void an unused label?").json()
+        streamed = sse_events(rig.stream("How do I void an unused label?").text)
+        history = rig.client.get(
+            f"/api/v1/conversations/{chat['conversation_id']}", headers=rig.auth()
+        ).json()
+        search = rig.client.post(
+            "/api/v1/search", json={"query": "void label"}, headers=rig.auth()
+        ).json()
+        assert chat["sources"] and search["results"], (chat, search)
+        for payload in (chat, streamed, history, search):
+            dumped = json.dumps(payload, ensure_ascii=False)
+            assert hidden(dumped) == [], hidden(dumped)
+        assert "Voiding a lebal label" in json.dumps(chat)
+    finally:
+        rig.close()
