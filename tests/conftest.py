@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import is_hypothesis_test
 from sqlalchemy.exc import OperationalError
+from testenv import HYPOTHESIS_PROFILE, IN_CI
 
 # Tests never reach a model hub and never send telemetry.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -26,6 +28,37 @@ PG_ADMIN_URL = os.environ.get(
 )
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_KB = REPO_ROOT / "kb" / "demo"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The explore run (``scripts/test --explore``) runs the property tests only."""
+    if HYPOTHESIS_PROFILE != "explore":
+        return
+    keep = [i for i in items if is_hypothesis_test(getattr(i, "obj", None))]
+    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+    items[:] = keep
+
+
+def _fail_skips_under_ci(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, where every required part must be present: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Under CI a skip is a failure: every required part is installed there, so a skip means
+    one is missing (the skip's message names what to install)."""
+    outcome = yield
+    _fail_skips_under_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """The same for a whole module skipped at import (``pytest.skip(allow_module_level=True)``)."""
+    outcome = yield
+    _fail_skips_under_ci(outcome.get_result())
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from typing import Any
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import response_schema_conformance
+from testenv import examples
 
 from .conftest import ApiEnv
 
@@ -25,7 +26,9 @@ def test_no_input_makes_the_server_fail(env_sqlite: ApiEnv) -> None:
     for operation in operations:
         label = f"{operation.method.upper()} {operation.path}"
 
-        @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
+        )
         @given(case=operation.as_strategy())
         def run(case: Any, who: str, label: str) -> None:
             response = case.call(headers=env.auth(who))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.api.prose_stream import ProseStream, safe_prefix_end
 from citewall.boundary.prose import prose_only
@@ -37,7 +38,7 @@ def run(deltas: list[str]) -> tuple[str, str]:
     return shown + stream.finish(final), final
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.lists(st.sampled_from(PLAIN + MARKDOWN), max_size=30),
     st.lists(st.integers(0, 10_000), max_size=12),
@@ -47,7 +48,7 @@ def test_streamed_prose_never_shows_a_marker(parts: list[str], cuts: list[int]) 
     assert not parse_markers(shown)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(PLAIN), max_size=30), st.lists(st.integers(0, 10_000), max_size=12))
 def test_streamed_prose_ends_as_the_final_answer(parts: list[str], cuts: list[int]) -> None:
     shown, final = run(split_stream(parts, cuts))

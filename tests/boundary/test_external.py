@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.boundary.external import METADATA_ALLOWLIST, SourcePublic, external_sources_only
 from citewall.citations.models import StoredSource
@@ -226,7 +227,7 @@ rows = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(rows, max_size=6))
 def test_output_is_always_external_and_allowlisted(batch: list[Any]) -> None:
     out = external_sources_only(batch)

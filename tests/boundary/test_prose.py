@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.boundary.prose import prose_only
 from citewall.citations.markers import parse_markers
@@ -25,7 +26,7 @@ def test_non_string_gives_empty() -> None:
 chars = st.sampled_from([*"[]［］１2,- .`\n", "[1]", "[1-3]", "[99]", "[-1]", "word"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(chars, max_size=25).map("".join) | st.text(max_size=60))
 def test_output_has_no_marker(text: str) -> None:
     out = prose_only(text)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation
@@ -177,7 +178,7 @@ def contexts(draw: st.DrawFn) -> tuple[RetrievedContext, list[Citation]]:
     return context, cits
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(contexts())
 def test_enrichment_never_raises_and_obeys_every_locked_choice(
     case: tuple[RetrievedContext, list[Citation]],

@@ -6,6 +6,7 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.citations.markers import (
     MAX_RANGE,
@@ -129,7 +130,7 @@ pieces = st.one_of(
 texts = st.lists(pieces, max_size=12).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texts)
 def test_parse_never_raises_and_numbers_are_bounded(text: str) -> None:
     ms = parse_markers(text)
@@ -145,7 +146,7 @@ def test_parse_never_raises_and_numbers_are_bounded(text: str) -> None:
     assert starts == sorted(starts)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texts)
 def test_strip_leaves_no_marker_and_is_idempotent(text: str) -> None:
     stripped = strip_markers(text)
@@ -154,7 +155,7 @@ def test_strip_leaves_no_marker_and_is_idempotent(text: str) -> None:
     assert len(stripped) <= len(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=6))
 def test_written_markers_round_trip(nums: list[int]) -> None:
     text = " ".join(f"Claim number {i} [{n}]." for i, n in enumerate(nums))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.citations.reconcile import reconcile
 from citewall.retrieval.types import ContextChunk
@@ -52,7 +53,7 @@ def test_citations_start_without_enrichment_fields() -> None:
     assert c.model_dump(mode="json") == {"card_id": "a", "span": "A [1]."}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.integers(min_value=-3, max_value=12), max_size=15),
     st.integers(min_value=0, max_value=8),
@@ -71,7 +72,7 @@ def test_citations_stay_in_context_and_dropped_is_exact(nums: list[int], k: int)
         assert c.span is not None and c.span in text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=200), st.integers(min_value=0, max_value=5))
 def test_reconcile_never_raises_on_any_text(text: str, k: int) -> None:
     r = reconcile(text, ctx(*[f"c{i}" for i in range(k)]))

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.ingest.urls import is_safe_url, url_problem
 
@@ -42,7 +43,7 @@ _URLS = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_URLS)
 def test_accepted_urls_are_http_with_host_and_nothing_unsafe(url: str) -> None:
     if url_problem(url) is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.citations.markers import sentence_spans, split_sentences
 from citewall.ingest.urls import is_safe_url, url_problem
@@ -50,14 +51,14 @@ _UNSAFE = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_VALID)
 def test_generated_valid_urls_are_accepted(url: str) -> None:
     assert url_problem(url) is None, url_problem(url)
     assert is_safe_url(url)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_VALID, _UNSAFE, st.integers(min_value=0))
 def test_one_unsafe_character_anywhere_is_refused(url: str, bad: str, where: int) -> None:
     i = where % (len(url) + 1)
@@ -67,14 +68,14 @@ def test_one_unsafe_character_anywhere_is_refused(url: str, bad: str, where: int
     assert not is_safe_url(broken)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_VALID, st.from_regex(r"[A-Za-z0-9]{1,8}(:[A-Za-z0-9]{0,8})?", fullmatch=True))
 def test_credentials_are_refused(url: str, userinfo: str) -> None:
     scheme, rest = url.split("://", 1)
     assert url_problem(f"{scheme}://{userinfo}@{rest}") == "contains credentials"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.none(), st.integers(), st.floats(), st.binary(), st.lists(st.text())))
 def test_non_strings_are_refused_without_raising(value: object) -> None:
     assert url_problem(value) == "not a string"
@@ -106,7 +107,7 @@ _TEXT_PIECES = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_TEXT_PIECES, max_size=10).map("".join))
 def test_sentence_spans_are_ordered_disjoint_trimmed_and_cover_the_text(text: str) -> None:
     spans = sentence_spans(text)

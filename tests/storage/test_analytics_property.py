@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.storage.analytics import entry_performance
 from citewall.storage.db import Database
@@ -71,7 +72,7 @@ turn_strategy = st.tuples(
 
 
 @settings(
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
