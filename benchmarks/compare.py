@@ -62,23 +62,20 @@ from benchmarks.baselines.report import (  # noqa: E402
     to_markdown,
 )
 from citewall.config import Settings, load_settings  # noqa: E402
-from citewall.ingest.card import Card  # noqa: E402
-from citewall.ingest.chunking import chunk_card, index_text  # noqa: E402
-from citewall.retrieval.benchmark import _records, synthetic_cards  # noqa: E402
-from citewall.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
-from citewall.retrieval.protocols import ChunkRecord, Embedder, Reranker  # noqa: E402
+from citewall.evals.bench.corpus import chunk_records, synthetic_cards  # noqa: E402
+from citewall.evals.bench.stats import p50_p95  # noqa: E402
+from citewall.evals.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
+from citewall.ingest.chunking import chunk_card  # noqa: E402
+from citewall.kb.card import Card  # noqa: E402
+from citewall.retrieval.lexical_handle import ReloadingLexicalIndex  # noqa: E402
+from citewall.retrieval.protocols import Embedder, Reranker  # noqa: E402
+from citewall.retrieval.records import ChunkRecord, index_text  # noqa: E402
 
 OUT = REPO / "docs" / "perf"
 
 
 def _stats(ms: Sequence[float]) -> dict[str, float]:
-    ordered = sorted(ms)
-    return {
-        "p50": round(statistics.median(ordered), 2),
-        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
-        "mean": round(statistics.fmean(ordered), 2),
-        "n": len(ordered),
-    }
+    return {**p50_p95(ms), "mean": round(statistics.fmean(ms), 2), "n": len(ms)}
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -266,7 +263,7 @@ def latency_at(
     from citewall.retrieval.retriever import HybridRetriever
     from citewall.retrieval.vector_index import ChromaVectorIndex
 
-    records = _records(synthetic_cards(demo, size))
+    records = chunk_records(synthetic_cards(demo, size))
     texts = [index_text(r) for r in records]
     # Same construction as citewall.retrieval.benchmark.latency_at: real vectors first, then
     # those vectors plus small noise, renormalised.
@@ -292,7 +289,7 @@ def latency_at(
                 s,
                 embedder=embedder,
                 vector_index=index,
-                lexical_loader=partial(load_bm25, Path(tmp) / "bm25"),
+                lexical=ReloadingLexicalIndex(partial(load_bm25, Path(tmp) / "bm25")),
                 reranker=rr,
             )
 
@@ -413,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     # every size: embed the real pool once.
     pool_n = min(args.real_pool, max(sizes))
     pool = embedder.embed_documents(
-        [index_text(r) for r in _records(synthetic_cards(demo, pool_n))]
+        [index_text(r) for r in chunk_records(synthetic_cards(demo, pool_n))]
     )
     result["sizes"] = []
     for size in sizes:

@@ -24,8 +24,6 @@ import contextlib
 import json
 import os
 import platform
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,11 +33,12 @@ from typing import Any
 
 import httpx
 
-from citewall.cli import bench_api
-from citewall.cli.bench_api import percentile
+from citewall.evals.bench.server import bench_env, prepare, serving
+from citewall.evals.bench.stats import percentile
+from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR
+from citewall.evals.questions import load_questions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-VENV_BIN = Path(sys.executable).parent
 
 
 def read_rss_kb(pid: int) -> int:
@@ -48,11 +47,6 @@ def read_rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise ValueError(f"no VmRSS for pid {pid}")
-
-
-def load_questions(limit: int = 60) -> list[str]:
-    """Questions of the labelled dev set (kb/eval), else a small fixed list."""
-    return bench_api.load_questions(REPO_ROOT / "kb" / "demo", limit)
 
 
 @dataclass
@@ -218,33 +212,6 @@ async def run_round(
     return result
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _cli(args: list[str], env: dict[str, str]) -> str:
-    out = subprocess.run(
-        [str(VENV_BIN / "citewall"), *args], env=env, capture_output=True, text=True, timeout=900
-    )
-    if out.returncode != 0:
-        raise RuntimeError(f"citewall {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}")
-    return out.stdout
-
-
-def _wait_healthy(base_url: str, proc: subprocess.Popen[bytes], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"citewall serve exited with {proc.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
-                return
-        time.sleep(0.2)
-    raise TimeoutError(f"citewall serve not healthy after {timeout_s:.0f} s")
-
-
 def markdown(report: dict[str, Any]) -> str:
     """The report as Markdown: one row per round, then the RSS trend."""
     cfg = report["config"]
@@ -304,82 +271,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per round")
     parser.add_argument("--chat-clients", type=int, default=8)
     parser.add_argument("--stream-clients", type=int, default=4)
-    parser.add_argument("--kb", type=Path, default=REPO_ROOT / "kb" / "demo" / "cards.jsonl")
+    parser.add_argument("--kb", type=Path, default=DEMO_CARDS)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks/results/load")
     args = parser.parse_args(argv)
     if not (1 <= args.rounds <= 20 and 1 <= args.duration <= 600):
         parser.error("--rounds 1..20 and --duration 1..600 (the load must stay bounded)")
 
     with tempfile.TemporaryDirectory(prefix="citewall-load-") as tmp:
-        data_dir = Path(tmp) / "data"
-        env = {
-            **os.environ,
-            "CITEWALL_DATA_DIR": str(data_dir),
-            "CITEWALL_DATABASE_URL": "",
-            "CITEWALL_CHROMA_URL": "",
-            "CITEWALL_RERANKER_ENABLED": "false",
-            "CITEWALL_RATE_LIMIT_PER_MINUTE": "0",
-            "CITEWALL_LOG_LEVEL": "warning",
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "ANONYMIZED_TELEMETRY": "False",
-        }
+        env = bench_env(Path(tmp) / "data", reranker_enabled="false")
         print(f"ingesting {args.kb} ...", flush=True)
-        _cli(["ingest", str(args.kb)], env)
-        token = _cli(["users", "add", "load-member", "--role", "member"], env).strip()
-        token = token.splitlines()[-1].strip()
-        port = _free_port()
-        base_url = f"http://127.0.0.1:{port}"
-        log = (Path(tmp) / "serve.log").open("wb")
-        proc = subprocess.Popen(
-            [str(VENV_BIN / "citewall"), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            cwd=tmp,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_healthy(base_url, proc, 180)
-            questions = load_questions()
+        token = prepare(env, args.kb, "load-member")
+        questions = [q.question for q in load_questions(QUESTIONS_DIR / "questions.dev.jsonl")]
+        with serving(env, log=Path(tmp) / "serve.log") as served:
+            pid = served.process.pid
             # Warm-up: first requests pay lazy imports and allocator growth.
             asyncio.run(
                 run_round(
-                    base_url,
+                    served.base_url,
                     token,
-                    proc.pid,
+                    pid,
                     duration_s=3,
                     chat_clients=2,
                     stream_clients=1,
-                    questions=questions,
+                    questions=questions[:60],
                 )
             )
-            before = read_rss_kb(proc.pid)
+            before = read_rss_kb(pid)
             rounds: list[dict[str, Any]] = []
             after: list[int] = []
             for i in range(args.rounds):
                 r = asyncio.run(
                     run_round(
-                        base_url,
+                        served.base_url,
                         token,
-                        proc.pid,
+                        pid,
                         duration_s=args.duration,
                         chat_clients=args.chat_clients,
                         stream_clients=args.stream_clients,
-                        questions=questions,
+                        questions=questions[:60],
                     )
                 )
                 time.sleep(1.0)
-                after.append(read_rss_kb(proc.pid))
+                after.append(read_rss_kb(pid))
                 summary = r.summary() | {"rss_after_kb": after[-1]}
                 rounds.append(summary)
                 print(f"round {i + 1}: {json.dumps(summary)}", flush=True)
-        finally:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=30)
-            if proc.poll() is None:
-                proc.kill()
-            log.close()
     paths: set[str] = set()
     for summary in rounds:
         paths |= set(summary["hybrid_paths"])

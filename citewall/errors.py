@@ -55,6 +55,18 @@ class LimitError(UserError):
         super().__init__(message)
 
 
+class MessageTooLongError(LimitError):
+    """The message is longer than ``max_message_chars`` (HTTP 413)."""
+
+
+class ConversationFullError(LimitError):
+    """The conversation already holds ``max_conversation_messages`` messages (HTTP 409)."""
+
+
+class RateLimitedError(LimitError):
+    """More requests than ``rate_limit_per_minute`` in the last 60 s (HTTP 429)."""
+
+
 class RetrievalError(CitewallError):
     """A retrieval stage failed in a way that cannot be degraded around."""
 

@@ -1,7 +1,7 @@
 """The process-wide runtime: settings, database, models, retriever and generator, built once.
 
-Models load once per process (FACTS.md: importing torch and loading the embedder costs
-seconds); request handlers borrow them from the ``Runtime`` and never build their own.
+Models load once per process (importing torch and loading the embedder costs seconds);
+request handlers borrow them from the ``Runtime`` and never build their own.
 """
 
 from __future__ import annotations
@@ -13,59 +13,53 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.config import Settings
+from citewall.generation.factory import build_generator
+from citewall.generation.protocols import Generator
+from citewall.retrieval.embedder import load_embedder
+from citewall.retrieval.factory import build_retriever
+from citewall.retrieval.protocols import Embedder, Retriever
+from citewall.storage import db
 
 
 @dataclass(slots=True)
 class Runtime:
-    """Everything a request needs that is expensive to build.
-
-    ``retriever`` is a ``HybridRetriever`` (``retrieve``, ``status``, ``reload``),
-    ``generator`` a ``citewall.generation.protocols.Generator``.
-    """
+    """Everything a request needs that is expensive to build."""
 
     settings: Settings
     engine: Engine
     session_factory: sessionmaker[Session]
-    embedder: Any
-    retriever: Any
-    generator: Any
+    embedder: Embedder
+    retriever: Retriever
+    generator: Generator
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, embedder: Any = None) -> Runtime:
+    def from_settings(cls, settings: Settings, *, embedder: Embedder | None = None) -> Runtime:
         """Migrate the database, load the models and build the retriever and generator.
 
         ``embedder`` may be passed in to share one already loaded (tests load it once per
         session). Raises ``StorageError`` when the database cannot be reached or migrated.
         """
-        from citewall.generation.factory import build_generator
-        from citewall.retrieval.embedder import load_embedder
-        from citewall.retrieval.factory import build_retriever
-        from citewall.storage import db
-
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = db.make_engine(settings.sqlalchemy_url)
         db.migrate(engine)
         session_factory = db.make_session_factory(engine)
         if embedder is None:
             embedder = load_embedder(settings)
-        retriever = build_retriever(settings, embedder=embedder)
-        generator = build_generator(settings, embedder)
         return cls(
             settings=settings,
             engine=engine,
             session_factory=session_factory,
             embedder=embedder,
-            retriever=retriever,
-            generator=generator,
+            retriever=build_retriever(settings, embedder=embedder),
+            generator=build_generator(settings, embedder),
         )
 
     def retriever_status(self) -> dict[str, Any]:
         """The retriever's self-report (vector count, lexical index, reranker and why)."""
         try:
-            status = self.retriever.status()
+            return dict(self.retriever.status())
         except Exception as exc:  # a broken status call must not break /readyz itself
             return {"error": type(exc).__name__}
-        return dict(status) if isinstance(status, dict) else {"status": str(status)}
 
     def close(self) -> None:
         """Release the database pool (models are freed with the process)."""

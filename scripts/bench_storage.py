@@ -17,10 +17,11 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import create_engine, text, update
 
+from citewall.retrieval.types import RetrievalRecord
 from citewall.storage.analytics import entry_performance, retrieval_events
-from citewall.storage.conversations import create_conversation, save_turn
+from citewall.storage.conversations import NewConversation, save_turn
 from citewall.storage.db import open_database
-from citewall.storage.models import Message, RetrievalEvent
+from citewall.storage.models import Message, RetrievalEvent, new_uuid
 from citewall.storage.users import create_user
 
 
@@ -32,10 +33,11 @@ def run(url: str, turns: int, seed: int = 7) -> dict[str, float]:
     save_ms = []
     with db.sessions() as s:
         user, _ = create_user(s, f"bench-{uuid.uuid4().hex[:6]}", "member")
-        conv = create_conversation(s, user.id, "bench")
+        conv_id = new_uuid()
         for i in range(turns):
-            if i % 20 == 0:
-                conv = create_conversation(s, user.id, "bench")
+            start = None
+            if i % 20 == 0:  # 20 turns per conversation
+                conv_id, start = new_uuid(), NewConversation(user.id, "bench")
             retrieved = rng.sample(cards, 5)
             cited = retrieved[: rng.randint(0, 3)]
             sources = [
@@ -43,23 +45,28 @@ def run(url: str, turns: int, seed: int = 7) -> dict[str, float]:
                 for n, c in enumerate(cited, 1)
             ]
             events = [
-                {
-                    "card_id": c,
-                    "final_rank": r,
-                    "dense_rank": r,
-                    "dense_score": 0.5,
-                    "rrf_rank": r,
-                    "rrf_score": 0.01,
-                    "hybrid_path": "rrf_only",
-                    "cited": c in cited,
-                    "is_external": False,
-                }
+                RetrievalRecord(
+                    card_id=c,
+                    final_rank=r,
+                    dense_rank=r,
+                    dense_score=0.5,
+                    bm25_rank=None,
+                    bm25_score=None,
+                    rrf_rank=r,
+                    rrf_score=0.01,
+                    rerank_rank=None,
+                    rerank_logit=None,
+                    hybrid_path="rrf_only",
+                    cited=c in cited,
+                    is_external=False,
+                )
                 for r, c in enumerate(retrieved, 1)
             ]
             t0 = time.perf_counter()
             save_turn(
                 s,
-                conversation_id=conv.id,
+                conversation_id=conv_id,
+                new_conversation=start,
                 question="q",
                 answer_content="a [1]",
                 sources=sources,

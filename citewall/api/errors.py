@@ -14,15 +14,17 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from citewall.api.limits import ConversationFullError, MessageTooLongError, RateLimitedError
 from citewall.api.responses import EncodableJSONResponse
 from citewall.errors import (
     AuthError,
     CitewallError,
+    ConversationFullError,
     GenerationError,
     LimitError,
+    MessageTooLongError,
     NotFoundError,
     PermissionDeniedError,
+    RateLimitedError,
     RetrievalError,
     ServiceUnavailableError,
     StorageError,

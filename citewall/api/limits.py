@@ -1,7 +1,9 @@
 """Request limits: message length, conversation length and a per-token rate limit.
 
-The limit errors are ``LimitError`` subclasses so the HTTP mapping (``api/errors.py``) can give
-each its own status code; the sliding window is a small pure-ish class with an injectable clock.
+The limit errors (``citewall.errors``) are ``LimitError`` subclasses so the HTTP mapping
+(``api/errors.py``) can give each its own status code; the conversation-length rule belongs to
+a turn (``chat.turn.check_conversation_room``). The sliding window is a small pure-ish class
+with an injectable clock.
 """
 
 from __future__ import annotations
@@ -17,19 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citewall.config import Settings
-from citewall.errors import LimitError
-
-
-class MessageTooLongError(LimitError):
-    """The message is longer than ``max_message_chars`` (HTTP 413)."""
-
-
-class ConversationFullError(LimitError):
-    """The conversation already holds ``max_conversation_messages`` messages (HTTP 409)."""
-
-
-class RateLimitedError(LimitError):
-    """More requests than ``rate_limit_per_minute`` in the last 60 s (HTTP 429)."""
+from citewall.errors import MessageTooLongError, RateLimitedError
 
 
 def check_message_length(message: str, max_chars: int) -> None:
@@ -38,15 +28,6 @@ def check_message_length(message: str, max_chars: int) -> None:
         raise MessageTooLongError(
             f"message is {len(message)} characters; the limit is {max_chars} "
             "(CITEWALL_MAX_MESSAGE_CHARS)"
-        )
-
-
-def check_conversation_room(message_count: int, max_messages: int) -> None:
-    """Raise ``ConversationFullError`` when one more turn (2 messages) would pass the limit."""
-    if message_count + 2 > max_messages:
-        raise ConversationFullError(
-            f"this conversation has {message_count} messages; the limit is {max_messages} "
-            "(CITEWALL_MAX_CONVERSATION_MESSAGES). Start a new conversation."
         )
 
 

@@ -7,22 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session
 
-
-@dataclass(frozen=True, slots=True)
-class ConversationSummary:
-    id: str
-    user_id: str
-    title: str
-    created_at: datetime
-    updated_at: datetime
-    message_count: int
+from citewall.storage import conversations
+from citewall.storage.conversations import ConversationSummary
 
 
 def as_dict(row: Any) -> dict[str, Any]:
@@ -45,39 +36,11 @@ def conversation_summaries(
     session: Session, user_id: Any, limit: int, offset: int
 ) -> list[ConversationSummary]:
     """Conversations (one user's, or everyone's when ``user_id`` is None) with message counts."""
-    from citewall.storage import conversations
-
-    rows = conversations.list_conversations(session, user_id, limit=limit, offset=offset)
-    out = []
-    for row in rows:
-        conv, count = _split(row)
-        if count is None:
-            count = conversations.count_messages(session, conv.id)
-        out.append(
-            ConversationSummary(
-                id=str(conv.id),
-                user_id=str(conv.user_id),
-                title=conv.title,
-                created_at=conv.created_at,
-                updated_at=conv.updated_at,
-                message_count=int(count),
-            )
-        )
-    return out
-
-
-def _split(row: Any) -> tuple[Any, int | None]:
-    if isinstance(row, tuple):
-        return row[0], int(row[1])
-    count = getattr(row, "message_count", None)
-    conv = getattr(row, "conversation", row)
-    return conv, (int(count) if count is not None else None)
+    return conversations.list_conversations(session, user_id, limit=limit, offset=offset)
 
 
 def conversation_events(session: Session, messages: list[Any]) -> list[dict[str, Any]]:
     """Every retrieval event of a conversation's assistant messages, in turn and rank order."""
-    from citewall.storage import conversations
-
     return [
         as_dict(event)
         for m in messages

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from citewall.boundary.schemas import METADATA_ALLOWLIST, SourcePublic
-from citewall.ingest.urls import url_problem
+from citewall.kb.urls import url_problem
 from citewall.text.cleaning import clean_text
 
 __all__ = ["EXCERPT_CHARS", "METADATA_ALLOWLIST", "SourcePublic", "external_sources_only"]

@@ -8,11 +8,10 @@ Nothing here knows about HTTP or the database.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
@@ -20,18 +19,14 @@ from citewall.citations.reconcile import reconcile
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
 from citewall.generation.protocols import Generator, Turn
-from citewall.retrieval.protocols import Embedder
-from citewall.retrieval.types import HybridPath, RetrievedContext
+from citewall.retrieval.protocols import Embedder, Retriever
+from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedContext
 from citewall.text.cleaning import clean_text
 
 #: The honest answer when retrieval found nothing (no citations).
 NOTHING_FOUND = (
     "I couldn't find anything about that in the knowledge base, so I can't answer it from there."
 )
-
-
-class Retriever(Protocol):
-    def retrieve(self, question: str) -> RetrievedContext: ...
 
 
 @dataclass(slots=True)
@@ -46,7 +41,7 @@ class Answer:
     dropped_markers: int
     generator: str
     timings_ms: dict[str, float] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[RetrievalRecord] = field(default_factory=list)
     #: True when the citations came from post-hoc attribution (the model wrote no valid marker).
     attributed: bool = False
 
@@ -142,17 +137,6 @@ def stream_answer(
     yield answer
 
 
-def _finite(value: float | None) -> float | None:
-    """A plain, finite float for the event log (numpy scalars and NaN/inf do not store well)."""
-    if value is None:
-        return None
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
 def finish_answer(
     text: str, context: RetrievedContext, *, generator: str, embedder: Embedder
 ) -> Answer:
@@ -193,22 +177,8 @@ def finish_answer(
         )
     cited = {c.card_id for c in citations}
     events = [
-        {
-            "card_id": chunk.id,
-            "final_rank": chunk.rank or i + 1,
-            "dense_rank": chunk.dense_rank,
-            "dense_score": _finite(chunk.dense_score),
-            "bm25_rank": chunk.bm25_rank,
-            "bm25_score": _finite(chunk.bm25_score),
-            "rrf_rank": chunk.rrf_rank,
-            "rrf_score": _finite(chunk.rrf_score),
-            "rerank_rank": chunk.rerank_rank,
-            "rerank_logit": _finite(chunk.rerank_logit),
-            "hybrid_path": context.hybrid_path,
-            "cited": chunk.id in cited,
-            "is_external": chunk.is_external,
-        }
-        for i, chunk in enumerate(chunks)
+        RetrievalRecord.from_chunk(chunk, i, context.hybrid_path, chunk.id in cited)
+        for i, chunk in enumerate(chunks, start=1)
     ]
     return Answer(
         content=content,

@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from citewall.errors import CitewallError, GenerationError, StorageError
+from citewall.chat.pipeline import Answer, answer_question, clean_question, stream_answer
+from citewall.errors import CitewallError, ConversationFullError, GenerationError, StorageError
 from citewall.generation.protocols import Turn
+from citewall.runtime import Runtime
+from citewall.storage import conversations
+from citewall.storage.conversations import NewConversation
+from citewall.storage.models import Message, new_uuid
 
 #: Conversation titles are the first words of the first question.
 TITLE_CHARS = 80
@@ -40,7 +44,7 @@ class TurnResult:
     conversation_id: str
     message_id: str
     created_at: datetime
-    answer: Any
+    answer: Answer
 
 
 def title_from(question: str) -> str:
@@ -51,17 +55,28 @@ def title_from(question: str) -> str:
     return flat[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
-def history_turns(messages: Sequence[Any]) -> tuple[Turn, ...]:
+def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
     """Stored messages (oldest first) as generator history; content keeps its markers."""
     return tuple(
-        Turn(role=m.role, content=m.content) for m in messages if m.role in {"user", "assistant"}
+        Turn(role="user" if m.role == "user" else "assistant", content=m.content)
+        for m in messages
+        if m.role in {"user", "assistant"}
     )
+
+
+def check_conversation_room(message_count: int, max_messages: int) -> None:
+    """Raise ``ConversationFullError`` when one more turn (2 messages) would pass the limit."""
+    if message_count + 2 > max_messages:
+        raise ConversationFullError(
+            f"this conversation has {message_count} messages; the limit is {max_messages} "
+            "(CITEWALL_MAX_CONVERSATION_MESSAGES). Start a new conversation."
+        )
 
 
 def plan_turn(
     session: Session,
     *,
-    user_id: Any,
+    user_id: int,
     question: str,
     conversation_id: str | None,
     max_conversation_messages: int,
@@ -71,10 +86,6 @@ def plan_turn(
     Raises ``NotFoundError`` for an unknown conversation or another user's, and
     ``ConversationFullError`` when the conversation is at its length limit.
     """
-    from citewall.api.limits import check_conversation_room
-    from citewall.storage import conversations
-    from citewall.storage.models import new_uuid
-
     try:
         if conversation_id is None:
             return TurnPlan(new_uuid(), True, title_from(question), ())
@@ -89,26 +100,17 @@ def plan_turn(
 def persist_turn(
     session_factory: sessionmaker[Session],
     *,
-    user_id: Any,
+    user_id: int,
     plan: TurnPlan,
     question: str,
-    answer: Any,
+    answer: Answer,
 ) -> TurnResult:
     """Save the question, the answer (FULL sources, markers kept) and the retrieval events.
 
     One transaction: a new conversation row is created in it too, so a failure leaves nothing.
     """
-    from citewall.storage import conversations
-    from citewall.storage.models import Conversation
-
     with session_factory() as session:
         try:
-            if plan.is_new:
-                # Added, not committed: save_turn's commit writes it with the messages, and its
-                # rollback removes it, so a failed first turn leaves no empty conversation.
-                session.add(
-                    Conversation(id=plan.conversation_id, user_id=user_id, title=plan.title)
-                )
             _, assistant = conversations.save_turn(
                 session,
                 conversation_id=plan.conversation_id,
@@ -119,7 +121,8 @@ def persist_turn(
                 timings=dict(answer.timings_ms),
                 generator=answer.generator,
                 dropped_markers=answer.dropped_markers,
-                events=list(answer.events),
+                events=answer.events,
+                new_conversation=NewConversation(user_id, plan.title) if plan.is_new else None,
             )
         except SQLAlchemyError as exc:
             session.rollback()
@@ -131,11 +134,10 @@ def persist_turn(
 
 
 def run_turn(
-    runtime: Any, *, user_id: Any, question: str, conversation_id: str | None
+    runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
 ) -> TurnResult:
     """Plan, answer and persist one turn (the non-streaming path)."""
-    from citewall.chat.pipeline import answer_question
-
+    question = clean_question(question)
     with runtime.session_factory() as session:
         plan = plan_turn(
             session,
@@ -157,16 +159,15 @@ def run_turn(
 
 
 def stream_turn(
-    runtime: Any, *, user_id: Any, question: str, plan: TurnPlan
+    runtime: Runtime, *, user_id: int, question: str, plan: TurnPlan
 ) -> Iterator[str | TurnResult]:
     """Yield the generator's raw text deltas, then the persisted ``TurnResult``.
 
     ``plan`` comes from ``plan_turn`` (called before the stream starts, so its errors become
     ordinary HTTP errors). Nothing is saved unless the whole answer was produced.
     """
-    from citewall.chat.pipeline import stream_answer
-
-    answer: Any = None
+    question = clean_question(question)
+    answer: Answer | None = None
     for item in stream_answer(
         question,
         retriever=runtime.retriever,

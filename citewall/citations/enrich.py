@@ -20,7 +20,7 @@ from typing import Any
 
 from citewall.citations.models import Citation
 from citewall.citations.scores import retrieved_score
-from citewall.ingest.urls import url_problem
+from citewall.kb.urls import url_problem
 from citewall.retrieval.types import RetrievedContext
 
 

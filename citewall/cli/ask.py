@@ -6,12 +6,16 @@ hybrid_path label), unlike the member API, which goes through the serve boundary
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from citewall.cli.errors import cli_errors
+
+if TYPE_CHECKING:
+    from citewall.chat.pipeline import Answer
 
 
 def ask(
@@ -20,6 +24,7 @@ def ask(
 ) -> None:
     """Answer a question from the ingested KB and print the citations and the path label."""
     with cli_errors():
+        # Deferred: the models cost seconds to import; `citewall --help` should not.
         from citewall.chat.pipeline import answer_question
         from citewall.config import get_settings
         from citewall.generation.factory import build_generator
@@ -57,7 +62,7 @@ def ask(
         )
 
 
-def _as_json(answer: Any) -> dict[str, Any]:
+def _as_json(answer: Answer) -> dict[str, Any]:
     return {
         "content": answer.content,
         "hybrid_path": answer.hybrid_path,
@@ -66,7 +71,7 @@ def _as_json(answer: Any) -> dict[str, Any]:
         "dropped_markers": answer.dropped_markers,
         "citations": [c.model_dump(mode="json") for c in answer.citations],
         "sources": answer.sources,
-        "events": answer.events,
+        "events": [dataclasses.asdict(e) for e in answer.events],
         "notes": list(answer.context.notes),
         "timings_ms": {k: round(v, 2) for k, v in answer.timings_ms.items()},
     }

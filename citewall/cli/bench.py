@@ -1,4 +1,8 @@
-"""`citewall bench` sub-commands."""
+"""`citewall bench retrieval | api`: latency per retrieval stage and size; API load.
+
+Development commands: they measure on the demo KB and labelled questions of a source checkout
+(``citewall.evals.data``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
     help="Benchmarks: retrieval latency per stage and size; API load.", no_args_is_help=True
@@ -19,8 +24,8 @@ def retrieval(
     sizes: str = typer.Option("1000,10000", "--sizes", help="Comma-separated chunk counts."),
     ingest_cards: int = typer.Option(500, "--ingest-cards", help="0 skips the ingest run."),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
-    demo: Path = typer.Option(Path("kb/demo/cards.jsonl"), "--demo"),
-    questions: Path = typer.Option(Path("kb/eval/questions.test.jsonl"), "--questions"),
+    demo: Path = typer.Option(DEMO_CARDS, "--demo"),
+    questions: Path = typer.Option(QUESTIONS_DIR / "questions.test.jsonl", "--questions"),
     minilm_reranker: bool = typer.Option(
         True,
         "--minilm-reranker/--configured-reranker",
@@ -30,8 +35,9 @@ def retrieval(
 ) -> None:
     """p50/p95 per stage at each size (rrf_only and full), and ingest vs the embedding floor."""
     with cli_errors():
+        # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
-        from citewall.retrieval.benchmark import run, to_markdown
+        from citewall.evals.bench.retrieval import run, to_markdown
         from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
         from citewall.retrieval.reranker import (
             CrossEncoderReranker,
@@ -54,8 +60,8 @@ def retrieval(
         result = run(
             settings,
             sizes=[int(x) for x in sizes.split(",") if x.strip()],
-            demo_path=demo,
-            questions_path=[questions],
+            demo_path=require(demo),
+            questions_path=require(questions),
             embedder=load_embedder(settings),
             reranker=reranker,
             reranker_name=status,
@@ -66,3 +72,54 @@ def retrieval(
     md = to_markdown(result)
     (out / "retrieval.md").write_text(md, encoding="utf-8")
     typer.echo(md)
+
+
+@app.command("api")
+def api(
+    clients: int = typer.Option(4, "--clients", "-c", min=1, max=64, help="Concurrent clients."),
+    duration: float = typer.Option(20.0, "--duration", "-t", min=1, max=600, help="Seconds/path."),
+    paths: str = typer.Option("rrf_only,full", "--paths", help="Comma-separated: rrf_only,full."),
+    kb: Path = typer.Option(DEMO_CARDS, "--kb", help="KB to ingest."),
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Directory for JSON + MD."),
+    warmup: int = typer.Option(3, "--warmup", min=0, max=50, help="Requests before timing."),
+    rerank_budget_ms: int = typer.Option(
+        60_000,
+        "--rerank-budget-ms",
+        min=1,
+        help="CITEWALL_RERANK_BUDGET_MS for the full path (high by default, so the full path "
+        "is what gets measured rather than its over-budget rrf_only fallback).",
+    ),
+) -> None:
+    """Requests/s and p50/p95 latency of POST /api/v1/chat for the rrf_only and full paths."""
+    with cli_errors():
+        # Deferred: the load generator imports the embedding model's package.
+        from citewall.evals.bench.api import PATHS, markdown, run
+        from citewall.evals.questions import load_questions
+
+        wanted = [p.strip() for p in paths.split(",") if p.strip()]
+        if not wanted or not set(wanted) <= set(PATHS):
+            typer.echo(f"error: --paths {paths!r}: use rrf_only and/or full", err=True)
+            raise typer.Exit(2)
+        questions = [
+            q.question for q in load_questions(require(QUESTIONS_DIR / "questions.dev.jsonl"))
+        ]
+        typer.echo(f"{', '.join(wanted)}: {clients} clients for {duration:.0f} s each...", err=True)
+        report = run(
+            kb=require(kb),
+            questions=questions[:60],
+            paths=wanted,
+            clients=clients,
+            duration_s=duration,
+            warmup=warmup,
+            rerank_budget_ms=rerank_budget_ms,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_api.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    md = markdown(report)
+    (out / "bench_api.md").write_text(md, encoding="utf-8")
+    typer.echo(md)
+    typer.echo(f"wrote {out / 'bench_api.json'} and {out / 'bench_api.md'}", err=True)
+    failed = sum(r["errors"] for r in report["results"])
+    if failed:
+        typer.echo(f"error: {failed} request(s) failed", err=True)
+        raise typer.Exit(1)

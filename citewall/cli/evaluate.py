@@ -51,8 +51,8 @@ def retrieval(
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
     with cli_errors():
         from citewall.config import get_settings
+        from citewall.evals.retrieval.offline import evaluate
         from citewall.retrieval.embedder import load_embedder
-        from citewall.retrieval.evaluation import evaluate
         from citewall.retrieval.reranker import load_reranker
 
         settings = get_settings()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from citewall.cli import analytics, ask, bench, bench_api, demo, evaluate, ingest, serve, users
+from citewall.cli import analytics, ask, bench, demo, evaluate, ingest, serve, users
 
 app = typer.Typer(
     name="citewall",
@@ -23,7 +23,6 @@ app.command("ask")(ask.ask)
 app.command("demo")(demo.demo)
 app.add_typer(users.app, name="users")
 app.add_typer(evaluate.app, name="eval")
-bench.app.command("api")(bench_api.api)
 app.add_typer(bench.app, name="bench")
 app.add_typer(analytics.app, name="analytics")
 

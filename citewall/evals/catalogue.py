@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from citewall.errors import UserError
-from citewall.ingest.urls import url_problem
+from citewall.kb.urls import url_problem
 
 #: ``CWLEAK`` + kind (T title, M metadata, B body) + ``-`` + a per-card code.
 CANARY = re.compile(r"CWLEAK([TMB])-([A-Z0-9]{3,})", re.IGNORECASE)

@@ -25,6 +25,7 @@ from citewall.evals import baseline as baseline_mod
 from citewall.evals.adversary import AdversaryServer
 from citewall.evals.calibration import calibrate, load_labels
 from citewall.evals.gate import run_gate, ui_policy
+from citewall.evals.questions import Question
 from citewall.evals.redteam_cases import (
     RedteamCase,
     fast_subset,
@@ -35,6 +36,7 @@ from citewall.evals.replay import replay_questions
 from citewall.evals.report_html import render_html
 from citewall.evals.report_markdown import render_markdown
 from citewall.evals.results import EvalResult
+from citewall.evals.retrieval.paths import evaluate_paths
 from citewall.evals.support import SupportJudge
 from citewall.evals.workspace import (
     HOSTILE_CARDS,
@@ -138,9 +140,11 @@ def _stage(timings: dict[str, float], name: str) -> Iterator[None]:
 
 
 def _retrieval_metrics(ws: EvalWorkspace, questions: list[dict[str, Any]]) -> dict[str, Any]:
-    from citewall.evals.ir_metrics import evaluate_paths
-
-    scores = evaluate_paths(ws.runtime.retriever, questions)
+    labelled = [
+        Question(str(q["id"]), str(q["question"]), tuple(q["gold"]), str(q.get("kind", "")))
+        for q in questions
+    ]
+    scores = evaluate_paths(ws.runtime.retriever, labelled)
     return {path: s.as_dict() for path, s in scores.items()}
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from citewall.ingest.card import Card
-from citewall.retrieval.protocols import ChunkRecord
+from citewall.kb.card import Card
+from citewall.retrieval.records import ChunkRecord
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
@@ -55,9 +55,3 @@ def chunk_card(card: Card, max_words: int) -> list[ChunkRecord]:
         )
         for n, text in enumerate(_split_words(card.body, max_words) or [card.body.strip()])
     ]
-
-
-def index_text(record: ChunkRecord) -> str:
-    """What gets embedded and BM25-indexed: the card title, then the chunk text."""
-    title = str(record.metadata.get("title", ""))
-    return f"{title}\n{record.text}" if title else record.text

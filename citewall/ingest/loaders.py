@@ -16,8 +16,8 @@ import yaml
 from pydantic import ValidationError
 
 from citewall.errors import IngestError
-from citewall.ingest.card import Card
-from citewall.ingest.urls import url_problem
+from citewall.kb.card import Card
+from citewall.kb.urls import url_problem
 
 CARD_FIELDS = ("id", "title", "body", "url", "license", "metadata")
 MARKDOWN_SUFFIXES = {".md", ".markdown"}

@@ -24,12 +24,13 @@ from typing import Any
 
 from citewall.config import Settings
 from citewall.errors import IngestError
-from citewall.ingest.card import Card
-from citewall.ingest.chunking import chunk_card, index_text
+from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
+from citewall.kb.card import Card
 from citewall.retrieval.factory import open_vector_index
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25, save_bm25
-from citewall.retrieval.protocols import ChunkRecord, Embedder
+from citewall.retrieval.protocols import Embedder
+from citewall.retrieval.records import ChunkRecord, index_text
 from citewall.retrieval.vector_index import ChromaVectorIndex
 
 #: Chunks embedded and upserted per step: bounds memory and makes progress visible.

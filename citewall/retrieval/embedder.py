@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from citewall.config import Settings, hf_offline_env
 from citewall.errors import ConfigError
-from citewall.retrieval.protocols import Vector
+from citewall.retrieval.records import Vector
 
 
 def _apply_torch_threads(settings: Settings) -> None:

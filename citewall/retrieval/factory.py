@@ -6,6 +6,7 @@ from functools import partial
 from typing import Any
 
 from citewall.config import Settings
+from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
 from citewall.retrieval.lexical_index import current_version, load_bm25
 from citewall.retrieval.protocols import Embedder, Reranker
 from citewall.retrieval.retriever import HybridRetriever
@@ -52,8 +53,9 @@ def build_retriever(
         settings,
         embedder=embedder,
         vector_index=open_vector_index(settings),
-        lexical_loader=partial(load_bm25, settings.bm25_dir),
+        lexical=ReloadingLexicalIndex(
+            partial(load_bm25, settings.bm25_dir), partial(current_version, settings.bm25_dir)
+        ),
         reranker=reranker,
         reranker_status=reranker_status,
-        lexical_probe=partial(current_version, settings.bm25_dir),
     )

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from citewall.errors import RetrievalError
-from citewall.retrieval.protocols import Hit
+from citewall.retrieval.records import Hit
 
 FORMAT = "citewall-bm25/1"
 _POINTER = "CURRENT"

@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-Vector = npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
-    """A chunk as stored in the indexes. ``parent_id`` is the card id."""
-
-    chunk_id: str
-    parent_id: str
-    text: str
-    metadata: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One ranked hit from a single retriever: chunk id, 1-based rank, native score."""
-
-    chunk_id: str
-    rank: int
-    score: float
+from citewall.retrieval.records import ChunkRecord, Hit, Vector
+from citewall.retrieval.types import RetrievedContext
 
 
 @runtime_checkable
@@ -57,7 +38,12 @@ class VectorIndex(Protocol):
 
 @runtime_checkable
 class LexicalIndex(Protocol):
+    #: Which published build this is (the retriever reports it; a new one is reloaded).
+    version: str
+
     def query(self, text: str, k: int) -> list[Hit]: ...
+
+    def __len__(self) -> int: ...
 
 
 @runtime_checkable
@@ -66,4 +52,17 @@ class Reranker(Protocol):
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         """Raw logits (no sigmoid), one per passage, same order."""
+        ...
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """What the rest of citewall asks of retrieval (``HybridRetriever`` is the implementation)."""
+
+    def retrieve(self, question: str, k: int | None = None) -> RetrievedContext:
+        """The top ``k`` cards (default: the configured context size), best first."""
+        ...
+
+    def status(self) -> dict[str, Any]:
+        """A self-report for readiness checks (index sizes, reranker state and why)."""
         ...

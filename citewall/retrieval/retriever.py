@@ -11,38 +11,31 @@
 
 Dense search failing is not degraded around: it raises ``RetrievalError`` (HTTP 503).
 
-The time budget: a cross-encoder forward pass cannot be interrupted cheaply, so the call is
-timed and, when it overran ``rerank_budget_ms``, its scores are DISCARDED and the path is
-``rrf_only`` with ``rerank_over_budget=True``. To avoid paying for work that will be thrown
-away on an overloaded machine, the retriever keeps a moving estimate of the cost per passage;
-when the estimate for this call exceeds the budget it skips the reranker (same label and flag,
-note "skipped") and re-measures on every ``PROBE_EVERY``-th skipped request.
+Each stage is a public method (``embed``, ``dense``, ``lexical_hits``, ``fuse``, ``read``,
+``rerank``), so evaluation ranks questions with the production code rather than a copy of it;
+``retrieve`` composes them with the time budget (``RerankBudget``), the live lexical index
+(``ReloadingLexicalIndex``) and per-stage timings (``StageTimer``).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citewall.config import Settings
 from citewall.errors import RetrievalError
-from citewall.ingest.chunking import index_text
 from citewall.retrieval.dedupe import best_per_parent
 from citewall.retrieval.fusion import rrf
-from citewall.retrieval.lexical_index import BM25Index, LexicalIndexError
-from citewall.retrieval.protocols import ChunkRecord, Embedder, Hit, Reranker, VectorIndex
+from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
+from citewall.retrieval.protocols import Embedder, Reranker, VectorIndex
+from citewall.retrieval.records import ChunkRecord, Hit, Vector, index_text
+from citewall.retrieval.rerank_budget import RerankBudget
+from citewall.retrieval.timer import StageTimer
 from citewall.retrieval.types import ContextChunk, HybridPath, RetrievedContext
 
 log = logging.getLogger(__name__)
-
-#: While the cost estimate says "over budget", still run the reranker this often to re-measure.
-PROBE_EVERY = 10
-#: Weight of the newest measurement in the per-passage cost estimate.
-_EWMA = 0.3
 
 
 @dataclass(slots=True)
@@ -56,8 +49,13 @@ class _Candidate:
     rerank_logit: float | None = None
 
 
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000.0, 3)
+@dataclass(frozen=True, slots=True)
+class Reranked:
+    """The reranked order (the reranked head, then the rest in fused order) and each reranked
+    chunk's logit."""
+
+    order: list[str]
+    logits: dict[str, float]
 
 
 class HybridRetriever:
@@ -69,44 +67,17 @@ class HybridRetriever:
         *,
         embedder: Embedder,
         vector_index: VectorIndex,
-        lexical_loader: Callable[[], BM25Index],
+        lexical: ReloadingLexicalIndex,
         reranker: Reranker | None,
         reranker_status: str = "",
-        lexical_probe: Callable[[], str | None] | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.vector_index = vector_index
+        self.lexical = lexical
         self.reranker = reranker
         self.reranker_status = reranker_status or ("loaded" if reranker else "not configured")
-        self._lexical_loader = lexical_loader
-        # Cheap check of the artifact's live version, so an ingest run by another process is
-        # picked up without a restart (one tiny file read per request).
-        self._lexical_probe = lexical_probe
-        self._seen_version: str | None = None
-        self._lock = threading.Lock()
-        self._ms_per_passage: float | None = None
-        self._skipped = 0
-        self.lexical: BM25Index | None = None
-        self.lexical_error: str | None = None
-        self.reload()
-
-    # -- lifecycle -----------------------------------------------------------------------------
-    def reload(self) -> None:
-        """(Re)load the BM25 artifact, e.g. after an ingest. A bad artifact -> dense_only."""
-        if self._lexical_probe is not None:
-            self._seen_version = self._lexical_probe()
-        try:
-            lexical: BM25Index | None = self._lexical_loader()
-            error = None
-        except LexicalIndexError as exc:
-            lexical, error = None, str(exc)
-        except Exception as exc:  # an unexpected loader failure must not stop the server
-            lexical, error = None, f"BM25 index failed to load: {type(exc).__name__}: {exc}"
-        with self._lock:
-            self.lexical, self.lexical_error = lexical, error
-        if error:
-            log.warning("lexical index unavailable, retrieval runs dense_only: %s", error)
+        self.budget = RerankBudget(settings.rerank_budget_ms)
 
     def status(self) -> dict[str, Any]:
         """For /readyz: vector store count, lexical index state, reranker state and reason."""
@@ -114,14 +85,14 @@ class HybridRetriever:
             vector: dict[str, Any] = {"ok": True, "count": self.vector_index.count()}
         except Exception as exc:
             vector = {"ok": False, "count": None, "error": str(exc)}
-        lexical = self.lexical
+        index, error = self.lexical.current()
         return {
             "vector_store": vector,
             "lexical_index": {
-                "ok": lexical is not None,
-                "chunks": len(lexical) if lexical is not None else None,
-                "version": lexical.version if lexical is not None else None,
-                "error": self.lexical_error,
+                "ok": index is not None,
+                "chunks": len(index) if index is not None else None,
+                "version": index.version if index is not None else None,
+                "error": error,
             },
             "reranker": {
                 "loaded": self.reranker is not None,
@@ -131,50 +102,91 @@ class HybridRetriever:
             },
         }
 
-    # -- retrieval -----------------------------------------------------------------------------
+    # -- stages --------------------------------------------------------------------------------
+    def embed(self, question: str) -> Vector:
+        """The question's embedding; ``RetrievalError`` if the embedder fails."""
+        try:
+            return self.embedder.embed_query(question)
+        except Exception as exc:
+            raise RetrievalError(f"embedding the question failed: {exc}") from exc
+
+    def dense(self, qvec: Vector, k: int | None = None) -> list[Hit]:
+        """The vector store's top ``k`` (default ``dense_top_k``); ``RetrievalError`` if down."""
+        try:
+            return self.vector_index.query(qvec, k or self.settings.dense_top_k)
+        except RetrievalError:
+            raise
+        except Exception as exc:
+            raise RetrievalError(f"dense search failed: {exc}") from exc
+
+    def lexical_hits(self, question: str, k: int | None = None) -> tuple[list[Hit], str | None]:
+        """BM25's top ``k`` (default ``bm25_top_k``), or no hits and why (-> ``dense_only``)."""
+        index, error = self.lexical.current()
+        if index is None:
+            return [], f"lexical index unavailable: {error}"
+        try:
+            return index.query(question, k or self.settings.bm25_top_k), None
+        except Exception as exc:
+            log.warning("BM25 query failed, dense_only: %s", exc)
+            return [], f"lexical search failed: {type(exc).__name__}: {exc}"
+
+    def fuse(self, dense: Sequence[Hit], bm25: Sequence[Hit]) -> list[tuple[str, float]]:
+        """Weighted RRF of the two rankings with the configured k and weights, best first."""
+        s = self.settings
+        return rrf(
+            [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]],
+            k=s.rrf_k,
+            weights=[s.rrf_dense_weight, s.rrf_bm25_weight],
+        )
+
+    def read(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        """Texts and metadata of ``chunk_ids`` from the vector store (unknown ids are absent)."""
+        try:
+            return {r.chunk_id: r for r in self.vector_index.get(list(chunk_ids))}
+        except Exception as exc:
+            raise RetrievalError(f"reading chunks from the vector store failed: {exc}") from exc
+
+    def rerank(
+        self,
+        reranker: Reranker,
+        question: str,
+        order: Sequence[str],
+        records: dict[str, ChunkRecord],
+    ) -> Reranked:
+        """The fused top ``rerank_top_n`` of ``order`` reordered by the cross-encoder's logits,
+        then the rest in fused order. Ties keep the fused order (the sort is stable). Raises
+        what the reranker raises."""
+        top = list(order[: self.settings.rerank_top_n])
+        logits = reranker.score(question, [index_text(records[c]) for c in top])
+        if len(logits) != len(top):
+            raise ValueError(f"{len(logits)} scores for {len(top)} passages")
+        reranked = sorted(zip(top, logits, strict=True), key=lambda x: -x[1])
+        return Reranked(
+            order=[cid for cid, _ in reranked] + list(order[len(top) :]),
+            logits={cid: float(logit) for cid, logit in reranked},
+        )
+
+    # -- the composed path ---------------------------------------------------------------------
     def retrieve(self, question: str, k: int | None = None) -> RetrievedContext:
         """The top ``k`` (default ``context_k``) cards for ``question``, best first."""
         s = self.settings
         k = k or s.context_k
         ctx = RetrievedContext()
-        t_total = time.perf_counter()
-        t0 = time.perf_counter()
-        try:
-            qvec = self.embedder.embed_query(question)
-        except Exception as exc:
-            raise RetrievalError(f"embedding the question failed: {exc}") from exc
-        ctx.timings_ms["embed"] = _ms(t0)
-
-        t0 = time.perf_counter()
-        try:
-            dense_hits = self.vector_index.query(qvec, s.dense_top_k)
-        except RetrievalError:
-            raise
-        except Exception as exc:
-            raise RetrievalError(f"dense search failed: {exc}") from exc
-        ctx.timings_ms["dense"] = _ms(t0)
+        timer = StageTimer()
+        with timer.stage("embed"):
+            qvec = self.embed(question)
+        with timer.stage("dense"):
+            dense_hits = self.dense(qvec)
         if not dense_hits:
             ctx.notes.append("knowledge base is empty: nothing retrieved")
-            ctx.timings_ms["total"] = _ms(t_total)
+            ctx.timings_ms = timer.total()
             return ctx
 
-        if self._lexical_probe is not None and self._lexical_probe() != self._seen_version:
-            self.reload()
-        path: HybridPath = "rrf_only"
-        bm25_hits: list[Hit] = []
-        lexical = self.lexical
-        t0 = time.perf_counter()
-        if lexical is None:
-            path = "dense_only"
-            ctx.notes.append(f"lexical index unavailable: {self.lexical_error}")
-        else:
-            try:
-                bm25_hits = lexical.query(question, s.bm25_top_k)
-            except Exception as exc:
-                path = "dense_only"
-                ctx.notes.append(f"lexical search failed: {type(exc).__name__}: {exc}")
-                log.warning("BM25 query failed, dense_only: %s", exc)
-        ctx.timings_ms["bm25"] = _ms(t0)
+        with timer.stage("bm25"):
+            bm25_hits, lexical_problem = self.lexical_hits(question)
+        path: HybridPath = "dense_only" if lexical_problem else "rrf_only"
+        if lexical_problem:
+            ctx.notes.append(lexical_problem)
 
         cands: dict[str, _Candidate] = {
             h.chunk_id: _Candidate(h.chunk_id, dense=h) for h in dense_hits
@@ -182,48 +194,37 @@ class HybridRetriever:
         for h in bm25_hits:
             cands.setdefault(h.chunk_id, _Candidate(h.chunk_id)).bm25 = h
 
-        t0 = time.perf_counter()
-        if path == "dense_only":
-            order = [h.chunk_id for h in dense_hits]
-        else:
-            fused = rrf(
-                [[h.chunk_id for h in dense_hits], [h.chunk_id for h in bm25_hits]],
-                k=s.rrf_k,
-                weights=[s.rrf_dense_weight, s.rrf_bm25_weight],
-            )
-            for rank, (cid, score) in enumerate(fused, start=1):
-                cands[cid].rrf_rank, cands[cid].rrf_score = rank, score
-            order = [cid for cid, _ in fused]
-        ctx.timings_ms["fuse"] = _ms(t0)
+        with timer.stage("fuse"):
+            if path == "dense_only":
+                order = [h.chunk_id for h in dense_hits]
+            else:
+                fused = self.fuse(dense_hits, bm25_hits)
+                for rank, (cid, score) in enumerate(fused, start=1):
+                    cands[cid].rrf_rank, cands[cid].rrf_score = rank, score
+                order = [cid for cid, _ in fused]
 
         # Texts and metadata of the candidates we may return or rerank. The store read grows
         # with the number of ids, so without a reranker only enough for k cards is read.
         if path == "rrf_only" and self.reranker is not None:
             head = order[: max(s.rerank_top_n, k * 8)]
-            records = self._read(head)
+            records = self.read(head)
         else:
             head, records = self._read_until_cards(order, k)
         # A BM25 id the vector store no longer has (mid-ingest) is dropped, not served.
         order = [cid for cid in head if cid in records]
 
         if path == "rrf_only":
-            order, path = self._rerank(question, order, records, cands, ctx)
+            order, path = self._rerank_within_budget(question, order, records, cands, ctx, timer)
         else:
-            ctx.timings_ms["rerank"] = 0.0
+            timer.skipped("rerank")
 
         best = best_per_parent(order, lambda cid: records[cid].parent_id)[:k]
         ctx.chunks = [
             self._context_chunk(records[cid], cands[cid], i) for i, cid in enumerate(best, 1)
         ]
         ctx.hybrid_path = path if ctx.chunks else None
-        ctx.timings_ms["total"] = _ms(t_total)
+        ctx.timings_ms = timer.total()
         return ctx
-
-    def _read(self, chunk_ids: list[str]) -> dict[str, ChunkRecord]:
-        try:
-            return {r.chunk_id: r for r in self.vector_index.get(chunk_ids)}
-        except Exception as exc:
-            raise RetrievalError(f"reading chunks from the vector store failed: {exc}") from exc
 
     def _read_until_cards(
         self, order: list[str], k: int
@@ -233,64 +234,54 @@ class HybridRetriever:
         records: dict[str, ChunkRecord] = {}
         read = 0
         while read < limit:
-            records.update(self._read(order[read : min(read + step, limit)]))
+            records.update(self.read(order[read : min(read + step, limit)]))
             read = min(read + step, limit)
             if len({r.parent_id for r in records.values()}) >= k:
                 break
         return order[:read], records
 
-    def _rerank(
+    def _rerank_within_budget(
         self,
         question: str,
         order: list[str],
         records: dict[str, ChunkRecord],
         cands: dict[str, _Candidate],
         ctx: RetrievedContext,
+        timer: StageTimer,
     ) -> tuple[list[str], HybridPath]:
-        s = self.settings
         reranker = self.reranker
         if reranker is None:
             ctx.notes.append(f"reranker: {self.reranker_status}")
-            ctx.timings_ms["rerank"] = 0.0
+            timer.skipped("rerank")
             return order, "rrf_only"
-        top = order[: s.rerank_top_n]
-        estimate = (self._ms_per_passage or 0.0) * len(top)
-        if estimate > s.rerank_budget_ms and self._skipped + 1 < PROBE_EVERY:
-            self._skipped += 1
+        passages = min(len(order), self.settings.rerank_top_n)
+        estimate = self.budget.skip_estimate(passages)
+        if estimate is not None:
             ctx.rerank_over_budget = True
-            ctx.timings_ms["rerank"] = 0.0
+            timer.skipped("rerank")
             ctx.notes.append(
-                f"reranker skipped: estimated {estimate:.0f} ms > budget {s.rerank_budget_ms} ms"
+                f"reranker skipped: estimated {estimate:.0f} ms > budget {self.budget.budget_ms} ms"
             )
             return order, "rrf_only"
-        self._skipped = 0
-        t0 = time.perf_counter()
         try:
-            logits = reranker.score(question, [index_text(records[c]) for c in top])
-            if len(logits) != len(top):
-                raise ValueError(f"{len(logits)} scores for {len(top)} passages")
+            with timer.stage("rerank"):
+                reranked = self.rerank(reranker, question, order, records)
         except Exception as exc:
-            ctx.timings_ms["rerank"] = _ms(t0)
             ctx.notes.append(f"reranker failed: {type(exc).__name__}: {exc}")
             log.warning("reranker failed, rrf_only: %s", exc)
             return order, "rrf_only"
-        elapsed = _ms(t0)
-        ctx.timings_ms["rerank"] = elapsed
-        per = elapsed / max(1, len(top))
-        prev = self._ms_per_passage
-        self._ms_per_passage = per if prev is None else (1 - _EWMA) * prev + _EWMA * per
-        if elapsed > s.rerank_budget_ms:
+        elapsed = timer.timings_ms["rerank"]
+        self.budget.record(elapsed_ms=elapsed, passages=passages)
+        if self.budget.overran(elapsed):
             ctx.rerank_over_budget = True
             ctx.notes.append(
-                f"reranker over budget: {elapsed:.0f} ms > {s.rerank_budget_ms} ms; "
+                f"reranker over budget: {elapsed:.0f} ms > {self.budget.budget_ms} ms; "
                 "its scores were discarded"
             )
             return order, "rrf_only"
-        # Ties in the logit keep the fused order (sort is stable).
-        reranked = sorted(zip(top, logits, strict=True), key=lambda x: -x[1])
-        for rank, (cid, logit) in enumerate(reranked, start=1):
-            cands[cid].rerank_rank, cands[cid].rerank_logit = rank, float(logit)
-        return [cid for cid, _ in reranked] + order[len(top) :], "full"
+        for rank, (cid, logit) in enumerate(reranked.logits.items(), start=1):
+            cands[cid].rerank_rank, cands[cid].rerank_logit = rank, logit
+        return reranked.order, "full"
 
     @staticmethod
     def _context_chunk(record: ChunkRecord, cand: _Candidate, rank: int) -> ContextChunk:

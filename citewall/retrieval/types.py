@@ -5,7 +5,8 @@ These types are the contract between retrieval, generation, citations, storage a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 #: What really ran (DESIGN.md): ``"full"`` = dense+BM25 fused then cross-encoder reranked;
@@ -57,5 +58,66 @@ class RetrievedContext:
     notes: list[str] = field(default_factory=list)
     rerank_over_budget: bool = False
 
-    def by_card_id(self) -> dict[str, ContextChunk]:
-        return {c.id: c for c in self.chunks}
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRecord:
+    """One retrieved card of one answered turn, as the retrieval-event log stores it: its rank
+    and score at every stage, the path that ran, whether the answer cited it.
+
+    Scores are plain finite floats or None (``from_chunk`` drops NaN and infinities, which the
+    two databases would store differently).
+    """
+
+    card_id: str
+    final_rank: int
+    dense_rank: int | None
+    dense_score: float | None
+    bm25_rank: int | None
+    bm25_score: float | None
+    rrf_rank: int | None
+    rrf_score: float | None
+    rerank_rank: int | None
+    rerank_logit: float | None
+    hybrid_path: HybridPath | None
+    cited: bool
+    is_external: bool
+
+    @classmethod
+    def from_chunk(
+        cls, chunk: ContextChunk, rank: int, hybrid_path: HybridPath | None, cited: bool
+    ) -> RetrievalRecord:
+        """The record of ``chunk`` at 1-based context position ``rank``."""
+        return cls(
+            card_id=chunk.id,
+            final_rank=chunk.rank or rank,
+            dense_rank=chunk.dense_rank,
+            dense_score=finite(chunk.dense_score),
+            bm25_rank=chunk.bm25_rank,
+            bm25_score=finite(chunk.bm25_score),
+            rrf_rank=chunk.rrf_rank,
+            rrf_score=finite(chunk.rrf_score),
+            rerank_rank=chunk.rerank_rank,
+            rerank_logit=finite(chunk.rerank_logit),
+            hybrid_path=hybrid_path,
+            cited=cited,
+            is_external=chunk.is_external,
+        )
+
+
+#: The fields of a retrieval-event record, in order (the event log's columns).
+RETRIEVAL_RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RetrievalRecord))
+
+
+def finite(value: float | None) -> float | None:
+    """A plain, finite float (numpy scalars become float; NaN and infinities become None).
+
+    >>> finite(float("nan")) is None, finite(2)
+    (True, 2.0)
+    """
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citewall.errors import RetrievalError
-from citewall.retrieval.protocols import ChunkRecord, Hit, Vector
+from citewall.retrieval.records import ChunkRecord, Hit, Vector
 
 #: HNSW settings for recall (docs/retrieval.md): ANN recall@10 vs exact search measured 1.0 on
 #: the demo KB's real vectors and at 1k synthetic chunks, 0.996 at 10k, but only 0.93-0.95 at

@@ -9,9 +9,9 @@ One concept per module (import from the module, not from this package):
   ``RetrievalEvent``, ``CardRow`` (its ``metadata`` column is the attribute ``meta``).
 - ``users``: ``create_user``, ``add_token``, ``authenticate``, ``get_user``, ``list_users``,
   ``revoke_user``, ``revoke_token``.
-- ``conversations``: ``create_conversation``, ``get_conversation``, ``list_conversations``,
-  ``count_conversations``, ``list_messages``, ``count_messages``, ``list_events``,
-  ``save_turn`` (event dict keys: ``EVENT_FIELDS``).
+- ``conversations``: ``get_conversation``, ``list_conversations`` (``ConversationSummary``),
+  ``list_messages``, ``list_events``, ``save_turn`` (events: ``RetrievalRecord``; creates the
+  conversation with its first turn when given ``NewConversation``).
 - ``cards``: ``card_hashes``, ``upsert_cards``, ``delete_cards``, ``get_card``, ``list_cards``,
   ``next_ingest_version`` (``upsert_cards`` returns ``UpsertCounts``).
 - ``analytics``: ``retrieval_events``, ``entry_performance``.

@@ -16,8 +16,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.errors import UserError
-from citewall.retrieval.types import HYBRID_PATHS
-from citewall.storage.conversations import EVENT_FIELDS
+from citewall.retrieval.types import HYBRID_PATHS, RETRIEVAL_RECORD_FIELDS
 from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, RetrievalEvent
@@ -33,7 +32,7 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "id",
     "message_id",
     "conversation_id",
-    *EVENT_FIELDS,
+    *RETRIEVAL_RECORD_FIELDS,
     "created_at",
 )
 

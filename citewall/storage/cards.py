@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow
 from citewall.storage.paging import check_page

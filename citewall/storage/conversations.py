@@ -7,39 +7,46 @@ written in one transaction: a reader never sees an answer without its events, or
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from citewall.errors import NotFoundError
-from citewall.retrieval.types import HYBRID_PATHS
+from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
 from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
 
-#: Keys an event dict passed to ``save_turn`` may carry (``card_id`` and ``final_rank`` required).
-EVENT_FIELDS: tuple[str, ...] = (
-    "card_id",
-    "final_rank",
-    "dense_rank",
-    "dense_score",
-    "bm25_rank",
-    "bm25_score",
-    "rrf_rank",
-    "rrf_score",
-    "rerank_rank",
-    "rerank_logit",
-    "hybrid_path",
-    "cited",
-    "is_external",
-)
 TITLE_MAX_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class NewConversation:
+    """A conversation ``save_turn`` creates with its first turn (same transaction)."""
+
+    user_id: int
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    """A conversation in a listing, with its message count."""
+
+    id: str
+    user_id: int
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
 
 
 def _not_found(conversation_id: object) -> NotFoundError:
@@ -63,16 +70,6 @@ def _title(title: str) -> str:
     return clean[: TITLE_MAX_CHARS - 1].rstrip() + "…"
 
 
-def create_conversation(session: Session, user_id: int, title: str) -> Conversation:
-    """Start a conversation for ``user_id``. ``title`` is whitespace-collapsed and shortened to
-    200 characters (it is a label, usually the first question)."""
-    with storage_errors(session, "creating a conversation"):
-        conversation = Conversation(id=new_uuid(), user_id=user_id, title=_title(title))
-        session.add(conversation)
-        session.commit()
-    return conversation
-
-
 def get_conversation(session: Session, conversation_id: str, user_id: int | None) -> Conversation:
     """The conversation, if ``user_id`` owns it (``None`` = an admin: any conversation).
 
@@ -90,24 +87,33 @@ def get_conversation(session: Session, conversation_id: str, user_id: int | None
 
 def list_conversations(
     session: Session, user_id: int | None, limit: int = 50, offset: int = 0
-) -> list[Conversation]:
-    """Conversations of ``user_id`` (``None`` = everyone's), most recently updated first."""
+) -> list[ConversationSummary]:
+    """Conversations of ``user_id`` (``None`` = everyone's), most recently updated first, each
+    with its message count (one query)."""
     check_page(limit, offset)
-    query = select(Conversation)
+    counts = (
+        select(func.count(Message.id))
+        .where(Message.conversation_id == Conversation.id)
+        .correlate(Conversation)
+        .scalar_subquery()
+    )
+    query = select(Conversation, counts)
     if user_id is not None:
         query = query.where(Conversation.user_id == user_id)
     query = query.order_by(Conversation.updated_at.desc(), Conversation.id.desc())
     with storage_errors(session, "listing conversations"):
-        return list(session.scalars(query.limit(limit).offset(offset)))
-
-
-def count_conversations(session: Session, user_id: int | None) -> int:
-    """How many conversations ``user_id`` has (``None`` = all), for pagination totals."""
-    query = select(func.count()).select_from(Conversation)
-    if user_id is not None:
-        query = query.where(Conversation.user_id == user_id)
-    with storage_errors(session, "counting conversations"):
-        return int(session.scalar(query) or 0)
+        rows = session.execute(query.limit(limit).offset(offset)).all()
+    return [
+        ConversationSummary(
+            id=str(c.id),
+            user_id=c.user_id,
+            title=c.title,
+            created_at=c.created_at,
+            updated_at=c.updated_at,
+            message_count=int(n or 0),
+        )
+        for c, n in rows
+    ]
 
 
 def list_messages(session: Session, conversation_id: str) -> list[Message]:
@@ -119,19 +125,6 @@ def list_messages(session: Session, conversation_id: str) -> list[Message]:
                 .where(Message.conversation_id == conversation_id)
                 .order_by(Message.seq)
             )
-        )
-
-
-def count_messages(session: Session, conversation_id: str) -> int:
-    """How many messages the conversation holds (for ``max_conversation_messages``)."""
-    with storage_errors(session, "counting messages"):
-        return int(
-            session.scalar(
-                select(func.count())
-                .select_from(Message)
-                .where(Message.conversation_id == conversation_id)
-            )
-            or 0
         )
 
 
@@ -148,18 +141,16 @@ def list_events(session: Session, message_id: str) -> list[RetrievalEvent]:
 
 
 def _event_row(
-    event: Mapping[str, Any], *, message_id: str, conversation_id: str, now: Any
+    record: RetrievalRecord, *, message_id: str, conversation_id: str, now: datetime
 ) -> RetrievalEvent:
     # ValueErrors become "saving the turn failed and was rolled back: ..." in save_turn.
-    unknown = sorted(set(event) - set(EVENT_FIELDS))
-    if unknown:
-        raise ValueError(f"retrieval event has unknown field(s) {', '.join(unknown)}")
-    for name, value in event.items():
+    values = dataclasses.asdict(record)
+    for name, value in values.items():
         # SQLite would store NaN as NULL and PostgreSQL as NaN: refuse it on both.
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"retrieval event {name} is {value}, not a finite number")
     return RetrievalEvent(
-        message_id=message_id, conversation_id=conversation_id, created_at=now, **event
+        message_id=message_id, conversation_id=conversation_id, created_at=now, **values
     )
 
 
@@ -191,19 +182,33 @@ def save_turn(
     timings: dict[str, Any],
     generator: str | None,
     dropped_markers: int,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[RetrievalRecord],
+    new_conversation: NewConversation | None = None,
 ) -> tuple[Message, Message]:
     """Write the user message, the assistant message and its retrieval events in ONE
     transaction; return ``(user_message, assistant_message)``.
 
+    With ``new_conversation``, the conversation ``conversation_id`` is created in the same
+    transaction (its title whitespace-collapsed and shortened to 200 characters), so a failed
+    first turn leaves no empty conversation behind.
+
     ``sources`` is stored exactly as given (the full list, internal cards included), but for
     characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
-    objects. Each event carries the keys in ``EVENT_FIELDS``. Any failure rolls
-    everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
+    objects. Any failure rolls everything back and raises ``StorageError`` (``NotFoundError``
+    if the conversation is gone).
     """
     with storage_errors(session, "saving the turn", catch_all=True):
         _check_turn(sources, hybrid_path, timings)
         begin_write(session)
+        if new_conversation is not None:
+            session.add(
+                Conversation(
+                    id=conversation_id,
+                    user_id=new_conversation.user_id,
+                    title=_title(new_conversation.title),
+                )
+            )
+            session.flush()
         # Row lock on PostgreSQL: concurrent turns of one conversation take seq numbers in turn.
         conversation = session.scalar(
             select(Conversation).where(Conversation.id == conversation_id).with_for_update()

@@ -7,8 +7,9 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.cli.bench_api import markdown, percentile
 from citewall.cli.demo import demo_tokens
+from citewall.evals.bench.api import markdown
+from citewall.evals.bench.stats import percentile
 
 from .conftest import ApiEnv
 

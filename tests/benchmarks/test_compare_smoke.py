@@ -62,7 +62,8 @@ def demo_cards() -> list[Any]:
 def test_langchain_pipeline_finds_a_card_by_its_own_words(
     tmp_path: Path, lc_models: Any, demo_cards: list[Any]
 ) -> None:
-    from citewall.ingest.chunking import chunk_card, index_text
+    from citewall.ingest.chunking import chunk_card
+    from citewall.retrieval.records import index_text
 
     records = [r for c in demo_cards for r in chunk_card(c, 180)]
     passages = [Passage(r.chunk_id, r.parent_id, index_text(r)) for r in records]
@@ -87,15 +88,15 @@ def test_compare_latency_row_and_chart(
     lc_models: Any,
     demo_cards: list[Any],
 ) -> None:
-    from citewall.ingest.chunking import index_text
-    from citewall.retrieval.benchmark import _records, synthetic_cards
+    from citewall.evals.bench.corpus import chunk_records, synthetic_cards
+    from citewall.retrieval.records import index_text
 
     queries = [
         json.loads(line)["question"]
         for line in (REPO / "kb/eval/questions.test.jsonl").read_text().splitlines()[:2]
     ]
     pool = embedder.embed_documents(
-        [index_text(r) for r in _records(synthetic_cards(demo_cards, 40))]
+        [index_text(r) for r in chunk_records(synthetic_cards(demo_cards, 40))]
     )
     row = compare.latency_at(
         80,  # twice the real pool: exercises the noisy-copy path too

@@ -11,7 +11,7 @@ from testenv import examples
 
 from citewall.boundary.external import METADATA_ALLOWLIST, SourcePublic, external_sources_only
 from citewall.citations.models import StoredSource
-from citewall.ingest.urls import url_problem
+from citewall.kb.urls import url_problem
 
 CANARY_T = "CWLEAKT-b0und"
 CANARY_M = "CWLEAKM-b0und"

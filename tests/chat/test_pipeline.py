@@ -11,12 +11,8 @@ from citewall.citations.models import StoredSource
 from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.retrieval.types import RetrievedContext
-from citewall.storage.conversations import EVENT_FIELDS
 
 from .chat_context import CANARY_T, KB_URL, FixedRetriever, make_context
-
-# The pipeline's events are exactly what storage's save_turn accepts.
-EVENT_KEYS = set(EVENT_FIELDS)
 
 
 def ask(embedder: Any, question: str, context: RetrievedContext) -> Answer:
@@ -62,12 +58,11 @@ def test_full_answer_shape(embedder: Any) -> None:
         assert s["metadata"]["content_hash"]
     assert CANARY_T not in answer.content
     # One event per retrieved card, cited flags matching the citations.
-    assert [e["card_id"] for e in answer.events] == ["help-void", "pb-void-overdue", "help-pickup"]
+    assert [e.card_id for e in answer.events] == ["help-void", "pb-void-overdue", "help-pickup"]
     for e in answer.events:
-        assert set(e) == EVENT_KEYS
-        assert e["cited"] == (e["card_id"] in cited)
-        assert e["hybrid_path"] == "full"
-    assert [e["is_external"] for e in answer.events] == [True, False, True]
+        assert e.cited == (e.card_id in cited)
+        assert e.hybrid_path == "full"
+    assert [e.is_external for e in answer.events] == [True, False, True]
     assert answer.timings_ms["total"] >= answer.timings_ms["generate"] > 0
 
 

@@ -59,7 +59,7 @@ def test_rrf_only_path_end_to_end(kb_settings: Any, embedder: Any) -> None:
     assert all(c.retrieved_score is None for c in answer.citations)
     assert any(c.card_id == "help-labels-void-label" for c in answer.citations)
     assert len(answer.events) == len(answer.context.chunks)
-    assert sum(e["cited"] for e in answer.events) == len(answer.citations)
+    assert sum(e.cited for e in answer.events) == len(answer.citations)
     assert "CWLEAKT" not in answer.content and "CWLEAKM" not in answer.content
     public = external_sources_only(answer.sources)
     assert all(p.url.startswith("https://") for p in public)
@@ -74,7 +74,7 @@ def test_full_path_scores_are_integer_percentages(
     assert answer.hybrid_path == "full", answer.context.notes
     assert answer.citations
     for c in answer.citations:
-        chunk = answer.context.by_card_id()[c.card_id]
+        chunk = {x.id: x for x in answer.context.chunks}[c.card_id]
         assert chunk.rerank_logit is not None
         assert c.retrieved_score is not None and 0 <= c.retrieved_score <= 100
         assert c.retrieved_score == float(int(c.retrieved_score))

@@ -124,7 +124,7 @@ def test_no_markers_at_all_are_attributed(llm: ScriptedOpenAIServer, embedder: A
     assert [c.card_id for c in answer.citations] == ["help-void"]
     assert answer.citations[0].attributed and answer.sources[0]["attributed"] is True
     assert "[1]" in answer.content  # inserted into the stored content for cited-detection
-    assert [e["cited"] for e in answer.events] == [True, False, False]
+    assert [e.cited for e in answer.events] == [True, False, False]
 
 
 def test_generator_failure_propagates_as_generation_error(

@@ -183,7 +183,7 @@ def contexts(draw: st.DrawFn) -> tuple[RetrievedContext, list[Citation]]:
 def test_enrichment_never_raises_and_obeys_every_locked_choice(
     case: tuple[RetrievedContext, list[Citation]],
 ) -> None:
-    from citewall.ingest.urls import url_problem
+    from citewall.kb.urls import url_problem
 
     context, cits = case
     out = enrich_citations(cits, context)

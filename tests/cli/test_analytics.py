@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from builders import retrieval_record
 from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
@@ -15,8 +16,9 @@ from citewall.cli.analytics import parse_when
 from citewall.cli.main import app
 from citewall.config import get_settings
 from citewall.errors import UserError
-from citewall.storage.conversations import create_conversation, save_turn
+from citewall.storage.conversations import NewConversation, save_turn
 from citewall.storage.db import make_engine, make_session_factory, migrate
+from citewall.storage.models import new_uuid
 from citewall.storage.users import create_user
 
 
@@ -31,10 +33,10 @@ def sqlite_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliR
     migrate(engine)
     with make_session_factory(engine)() as session:
         user, _ = create_user(session, "alice", "member")
-        conv = create_conversation(session, user.id, "t")
         save_turn(
             session,
-            conversation_id=conv.id,
+            conversation_id=new_uuid(),
+            new_conversation=NewConversation(user.id, "t"),
             question="q",
             answer_content="Refunds take 5 days [1].",
             sources=[{"n": 1, "card_id": "refunds", "source_url": "https://h.example/r"}],
@@ -43,21 +45,15 @@ def sqlite_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliR
             generator="extractive",
             dropped_markers=0,
             events=[
-                {
-                    "card_id": "refunds",
-                    "final_rank": 1,
-                    "cited": True,
-                    "is_external": True,
-                    "hybrid_path": "rrf_only",
-                    "rrf_score": 0.016393,
-                },
-                {
-                    "card_id": "playbook",
-                    "final_rank": 2,
-                    "cited": False,
-                    "is_external": False,
-                    "hybrid_path": "rrf_only",
-                },
+                retrieval_record(
+                    "refunds",
+                    1,
+                    cited=True,
+                    is_external=True,
+                    hybrid_path="rrf_only",
+                    rrf_score=0.016393,
+                ),
+                retrieval_record("playbook", 2, hybrid_path="rrf_only"),
             ],
         )
     engine.dispose()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 
 from .demo_context import demo_cards
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.retrieval.types import ContextChunk
 
 DEMO_CARDS = Path(__file__).resolve().parents[2] / "kb" / "demo" / "cards.jsonl"

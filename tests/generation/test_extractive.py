@@ -8,7 +8,7 @@ from typing import Any
 from citewall.citations.markers import parse_markers, split_sentences
 from citewall.citations.reconcile import reconcile
 from citewall.generation.extractive import NO_ANSWER, ExtractiveGenerator
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.retrieval.types import ContextChunk
 
 from .demo_context import as_chunk

@@ -24,7 +24,7 @@ import pytest
 
 from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.generation.openai_compat import OpenAICompatGenerator
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.retrieval.types import RetrievedContext
 
 from .demo_context import as_chunk

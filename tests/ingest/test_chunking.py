@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.ingest.card import Card
-from citewall.ingest.chunking import chunk_card, index_text
+from citewall.ingest.chunking import chunk_card
+from citewall.kb.card import Card
+from citewall.retrieval.records import index_text
 
 _WORD = st.text("abcdefghij", min_size=1, max_size=8)
 _PARA = st.lists(_WORD, min_size=1, max_size=60).map(" ".join)

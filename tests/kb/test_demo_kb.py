@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from citewall.ingest.urls import url_problem
+from citewall.kb.urls import url_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 KB = ROOT / "kb"

@@ -9,7 +9,7 @@ import pytest
 from ingest.kbfixtures import CARDS
 
 from citewall.errors import RetrievalError
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25
 

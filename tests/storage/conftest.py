@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import add_conversation, retrieval_record
 from pgdb import temporary_database
 from sqlalchemy import Engine, delete, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.errors import NotFoundError
-from citewall.storage.conversations import create_conversation, save_turn
+from citewall.storage.conversations import save_turn
 from citewall.storage.db import Database, make_engine, make_session_factory, migrate
 from citewall.storage.models import Base, Message, RetrievalEvent
 from citewall.storage.users import create_user, get_user
@@ -97,7 +98,7 @@ def record_turn(
     whose stored sources cite ``cited``; then move its rows to time ``at``. Returns the
     assistant message id."""
     if conversation_id is None:
-        conversation_id = create_conversation(session, ensure_user(session), "t").id
+        conversation_id = add_conversation(session, ensure_user(session)).id
     sources: list[dict[str, Any]] = []
     for n, card in enumerate(cited, start=1):
         external = card in external_cited or any(c == card and e for c, e in retrieved)
@@ -112,17 +113,17 @@ def record_turn(
             }
         )
     events = [
-        {
-            "card_id": card,
-            "final_rank": rank,
-            "dense_rank": rank,
-            "dense_score": round(1 / rank, 6),
-            "rrf_rank": rank,
-            "rrf_score": 1 / (60 + rank),
-            "hybrid_path": hybrid_path,
-            "cited": card in cited,
-            "is_external": external,
-        }
+        retrieval_record(
+            card,
+            rank,
+            dense_rank=rank,
+            dense_score=round(1 / rank, 6),
+            rrf_rank=rank,
+            rrf_score=1 / (60 + rank),
+            hybrid_path=hybrid_path,
+            cited=card in cited,
+            is_external=external,
+        )
         for rank, (card, external) in enumerate(retrieved, start=1)
     ]
     _, answer = save_turn(

@@ -11,7 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from citewall.errors import UserError
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.storage.analytics import entry_performance, retrieval_events
 from citewall.storage.cards import upsert_cards
 from citewall.storage.db import make_engine, make_session_factory, migrate

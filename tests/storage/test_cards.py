@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from citewall.ingest.card import Card
+from citewall.kb.card import Card
 from citewall.storage.cards import (
     UpsertCounts,
     card_hashes,

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
+from builders import add_conversation, retrieval_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select, text
@@ -15,10 +16,9 @@ from sqlalchemy.orm import Session
 from testenv import examples
 
 from citewall.errors import NotFoundError, StorageError
+from citewall.retrieval.types import RetrievalRecord
 from citewall.storage.conversations import (
-    count_conversations,
-    count_messages,
-    create_conversation,
+    NewConversation,
     get_conversation,
     list_conversations,
     list_events,
@@ -26,7 +26,7 @@ from citewall.storage.conversations import (
     save_turn,
 )
 from citewall.storage.db import Database
-from citewall.storage.models import Conversation, Message, RetrievalEvent
+from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
 from citewall.storage.users import create_user
 from citewall.text.cleaning import encodable_json
 
@@ -58,14 +58,10 @@ SOURCES: list[dict[str, Any]] = [
 ]
 
 
-def event(card_id: Any, rank: int, **extra: Any) -> dict[str, Any]:
+def event(card_id: Any, rank: int, **extra: Any) -> RetrievalRecord:
     base: dict[str, Any] = {
-        "card_id": card_id,
-        "final_rank": rank,
         "dense_rank": rank,
         "dense_score": 0.5 / rank,
-        "bm25_rank": None,
-        "bm25_score": None,
         "rrf_rank": rank,
         "rrf_score": 1 / (60 + rank),
         "rerank_rank": rank,
@@ -75,7 +71,7 @@ def event(card_id: Any, rank: int, **extra: Any) -> dict[str, Any]:
         "is_external": card_id == "billing-refunds",
     }
     base.update(extra)
-    return base
+    return retrieval_record(card_id, rank, **base)
 
 
 def turn(session: Session, conversation_id: str, **overrides: Any) -> tuple[Message, Message]:
@@ -117,13 +113,15 @@ def counts(db: Database) -> tuple[int, int]:
 
 
 def test_save_turn_writes_both_messages_and_the_events(db: Database, owner: int) -> None:
+    conv_id = new_uuid()
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "  Refunds   question ")
-        before = conv.updated_at
-        user_msg, answer = turn(s, conv.id)
-        turn(s, conv.id, question="again?")
-    assert conv.title == "Refunds question"
+        start = NewConversation(owner, "  Refunds   question ")
+        user_msg, answer = turn(s, conv_id, new_conversation=start)
+        before = get_conversation(s, conv_id, owner).updated_at
+        turn(s, conv_id, question="again?")
     with db.sessions() as s:
+        conv = get_conversation(s, conv_id, owner)
+        assert conv.title == "Refunds question"
         messages = list_messages(s, conv.id)
         assert [(m.seq, m.role) for m in messages] == [
             (1, "user"),
@@ -137,7 +135,8 @@ def test_save_turn_writes_both_messages_and_the_events(db: Database, owner: int)
         assert messages[1].hybrid_path == "full" and messages[1].generator == "extractive"
         assert messages[1].dropped_markers == 1
         assert messages[1].timings == {"retrieve_ms": 12.5, "generate_ms": 3.25}
-        assert count_messages(s, conv.id) == 4
+        assert len(messages) == 4
+        assert [c.message_count for c in list_conversations(s, owner)] == [4]
         events = list_events(s, answer.id)
         assert [(e.card_id, e.final_rank, e.cited) for e in events] == [
             ("billing-refunds", 1, True),
@@ -153,7 +152,7 @@ def test_save_turn_writes_both_messages_and_the_events(db: Database, owner: int)
 def test_sources_come_back_exactly_as_given(db: Database, owner: int, backend: str) -> None:
     given = json.loads(json.dumps(SOURCES))  # an independent copy
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "t")
+        conv = add_conversation(s, owner, "t")
         _, answer = turn(s, conv.id, sources=given)
     with db.sessions() as s:
         reloaded = list_messages(s, conv.id)[1].sources
@@ -177,16 +176,15 @@ def test_sources_come_back_exactly_as_given(db: Database, owner: int, backend: s
     "bad_events",
     [
         [event("a", 1), event("b", 2), event(None, 3)],  # NOT NULL violated on the 3rd row
-        [event("a", 1), {"card_id": "b", "final_rank": 2, "surprise": 1}],  # unknown field
         [event("a", 1, dense_score=math.nan)],  # SQLite would silently store NULL
-        [event("a", 1), {"card_id": "b"}],  # final_rank missing
+        [event("a", 1, rerank_logit=math.inf)],
     ],
 )
 def test_a_failing_turn_leaves_no_partial_rows(
-    db: Database, owner: int, bad_events: list[dict[str, Any]]
+    db: Database, owner: int, bad_events: list[RetrievalRecord]
 ) -> None:
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "t")
+        conv = add_conversation(s, owner, "t")
         turn(s, conv.id)
         updated = get_conversation(s, conv.id, owner).updated_at
     before = counts(db)
@@ -202,7 +200,7 @@ def test_a_failing_turn_leaves_no_partial_rows(
 
 def test_unserialisable_sources_roll_back(db: Database, owner: int) -> None:
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "t")
+        conv = add_conversation(s, owner, "t")
     with db.sessions() as s, pytest.raises(StorageError):
         turn(s, conv.id, sources=[{"card_id": "a", "score": math.inf}])
     with db.sessions() as s, pytest.raises(StorageError, match="list of JSON objects"):
@@ -229,7 +227,7 @@ def test_text_no_database_can_hold_is_stored_encodable_not_refused(
     db: Database, owner: int, written: str, stored: str
 ) -> None:
     with db.sessions() as s:
-        conv = create_conversation(s, owner, f"title {written}")
+        conv = add_conversation(s, owner, f"title {written}")
         turn(
             s,
             conv.id,
@@ -260,7 +258,7 @@ def test_turn_in_unknown_conversation_is_not_found(db: Database) -> None:
 def test_other_users_conversation_looks_exactly_like_a_missing_one(session: Session) -> None:
     alice = create_user(session, "alice", "member")[0].id
     bob = create_user(session, "bob", "member")[0].id
-    conv = create_conversation(session, alice, "mine")
+    conv = add_conversation(session, alice, "mine")
     assert get_conversation(session, conv.id, alice).id == conv.id
     assert get_conversation(session, conv.id, None).id == conv.id  # admin
 
@@ -278,28 +276,47 @@ def test_other_users_conversation_looks_exactly_like_a_missing_one(session: Sess
 def test_listing_is_per_user_newest_first(session: Session) -> None:
     alice = create_user(session, "alice", "member")[0].id
     bob = create_user(session, "bob", "member")[0].id
-    first = create_conversation(session, alice, "first")
-    create_conversation(session, alice, "second")
-    create_conversation(session, bob, "bob's")
+    first = add_conversation(session, alice, "first")
+    add_conversation(session, alice, "second")
+    add_conversation(session, bob, "bob's")
     turn(session, first.id)  # first is now the most recently updated
-    assert [c.title for c in list_conversations(session, alice)] == ["first", "second"]
+    listed = list_conversations(session, alice)
+    assert [(c.title, c.message_count, c.user_id) for c in listed] == [
+        ("first", 2, alice),
+        ("second", 0, alice),
+    ]
     assert [c.title for c in list_conversations(session, alice, limit=1, offset=1)] == ["second"]
     assert len(list_conversations(session, None)) == 3
-    assert count_conversations(session, alice) == 2 and count_conversations(session, None) == 3
     assert session.scalar(select(func.count()).select_from(Conversation)) == 3
 
 
 def test_long_titles_are_shortened(session: Session) -> None:
     alice = create_user(session, "alice", "member")[0].id
-    conv = create_conversation(session, alice, "word " * 100)
-    assert len(conv.title) == 200 and conv.title.endswith("…")
+    conv_id = new_uuid()
+    turn(session, conv_id, new_conversation=NewConversation(alice, "word " * 100))
+    title = get_conversation(session, conv_id, alice).title
+    assert len(title) == 200 and title.endswith("…")
+
+
+def test_a_failed_first_turn_leaves_no_conversation(db: Database, owner: int) -> None:
+    conv_id = new_uuid()
+    with db.sessions() as s, pytest.raises(StorageError, match="rolled back"):
+        turn(
+            s,
+            conv_id,
+            new_conversation=NewConversation(owner, "first"),
+            events=[event(None, 1)],
+        )
+    with db.sessions() as s:
+        assert list_conversations(s, owner) == []
+    assert counts(db) == (0, 0)
 
 
 def test_concurrent_turns_in_one_conversation_get_distinct_seqs(db: Database, owner: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "busy")
+        conv = add_conversation(s, owner, "busy")
 
     def worker(_: int) -> None:
         for _ in range(3):
@@ -355,7 +372,7 @@ def test_any_sources_round_trip_exactly(
     db: Database, owner: int, backend: str, sources: list[dict[str, Any]]
 ) -> None:
     with db.sessions() as s:
-        conv = create_conversation(s, owner, "t")
+        conv = add_conversation(s, owner, "t")
         _, answer = turn(s, conv.id, sources=sources, events=[])
     with db.sessions() as s:
         reloaded = s.get(Message, answer.id).sources  # type: ignore[union-attr]

@@ -90,7 +90,10 @@ def list_all_conversations(
 
 
 def vars_of(summary: Any) -> dict[str, Any]:
-    return {f: getattr(summary, f) for f in AdminConversationSummary.model_fields}
+    return {
+        **{f: getattr(summary, f) for f in AdminConversationSummary.model_fields},
+        "user_id": str(summary.user_id),
+    }
 
 
 @router.get("/conversations/{conversation_id}", response_model=AdminConversation)

@@ -18,7 +18,7 @@ RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash"})
 class Card(BaseModel):
     """A validated KB card. External (public) when ``url`` is set, internal otherwise.
 
-    ``url`` has passed ``citewall.ingest.urls.url_problem`` by the time a Card exists
+    ``url`` has passed ``citewall.kb.urls.url_problem`` by the time a Card exists
     (the loaders refuse the card otherwise).
     """
 

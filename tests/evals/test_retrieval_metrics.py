@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.evals.ir_metrics import ndcg_at_k, recall_at_k, reciprocal_rank, score_rankings
+from citewall.evals.retrieval.metrics import (
+    ndcg_at_k,
+    recall_at_k,
+    reciprocal_rank,
+    score_rankings,
+)
 
 ids = st.lists(st.sampled_from([f"c{i}" for i in range(15)]), unique=True, max_size=15)
 

@@ -13,8 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from citewall.boundary.external import external_sources_only
-from citewall.ingest.card import RESERVED_METADATA_KEYS, Card
 from citewall.ingest.loaders import load_cards
+from citewall.kb.card import RESERVED_METADATA_KEYS, Card
 
 
 @pytest.mark.parametrize("key", sorted(RESERVED_METADATA_KEYS))

@@ -1,18 +1,14 @@
-"""Retrieval latency and ingest throughput on a synthetic corpus scaled up from the demo KB.
+"""Retrieval latency per stage and corpus size, and ingest throughput against the embedding floor.
 
-Latency corpus: N chunks, each a demo card title plus 3-6 sentences drawn from demo bodies
-(seeded). Up to ``real_pool`` of them are embedded for real; larger corpora reuse those
-vectors plus small Gaussian noise, renormalised (index latency depends on count and dimension,
-not on the vectors' meaning; the 50k build would otherwise spend ~8 min embedding). Queries
-are the labelled questions, so query embedding, BM25 and rerank costs are real.
+Latency corpus: N synthetic chunks (``corpus``). Up to ``real_pool`` of them are embedded for
+real; larger corpora reuse those vectors plus small Gaussian noise, renormalised (index latency
+depends on count and dimension, not on the vectors' meaning; the 50k build would otherwise
+spend ~8 min embedding). Queries are the labelled questions, so query embedding, BM25 and
+rerank costs are real. Each query runs through ``HybridRetriever.retrieve`` itself.
 """
 
 from __future__ import annotations
 
-import json
-import random
-import re
-import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -23,38 +19,24 @@ from typing import Any
 import numpy as np
 
 from citewall.config import Settings
-from citewall.ingest.card import Card
+from citewall.evals.bench.corpus import chunk_records, synthetic_cards
+from citewall.evals.bench.stats import p50_p95
+from citewall.evals.questions import load_questions
+from citewall.evals.retrieval.ann import ann_recall
+from citewall.ingest.loaders import load_cards
+from citewall.ingest.pipeline import ingest_cards
+from citewall.kb.card import Card
+from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
 from citewall.retrieval.lexical_index import load_bm25, save_bm25
-from citewall.retrieval.protocols import ChunkRecord, Embedder, Reranker
+from citewall.retrieval.protocols import Embedder, Reranker
+from citewall.retrieval.records import index_text
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.vector_index import ChromaVectorIndex
+from citewall.storage.db import open_database
 
 STAGES = ("embed", "dense", "bm25", "fuse", "rerank", "total")
-
-
-def _pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
-
-
-def synthetic_cards(demo: Sequence[Card], n: int, seed: int = 7) -> list[Card]:
-    """``n`` one-chunk cards recombined from the demo KB's titles and sentences."""
-    rng = random.Random(seed)
-    sentences = [s for c in demo for s in re.split(r"(?<=[.!?])\s+", c.body) if s]
-    return [
-        Card(
-            id=f"syn-{i}",
-            title=rng.choice(demo).title,
-            body=" ".join(rng.sample(sentences, rng.randint(3, 6))),
-        )
-        for i in range(n)
-    ]
-
-
-def _records(cards: Sequence[Card]) -> list[ChunkRecord]:
-    from citewall.ingest.chunking import chunk_card
-
-    return [r for c in cards for r in chunk_card(c, 10_000)]
+#: A budget no rerank reaches: the full path is measured, not its over-budget fallback.
+NO_BUDGET_MS = 60_000
 
 
 def latency_at(
@@ -69,9 +51,7 @@ def latency_at(
     rounds: int,
 ) -> dict[str, Any]:
     """Build an N-chunk index in a temp dir; p50/p95 per stage for rrf_only and full."""
-    from citewall.ingest.chunking import index_text
-
-    records = _records(synthetic_cards(demo, size))
+    records = chunk_records(synthetic_cards(demo, size))
     texts = [index_text(r) for r in records]
     pool = embedder.embed_documents(texts[: min(real_pool, size)])
     rng = np.random.default_rng(7)
@@ -88,21 +68,23 @@ def latency_at(
         save_bm25(Path(tmp) / "bm25", [r.chunk_id for r in records], texts)
         out["build_bm25_s"] = round(time.perf_counter() - t0, 2)
         # ANN recall@10 of Chroma's HNSW vs an exact scan over the same vectors.
-        ids = np.array([r.chunk_id for r in records])
-        overlaps = []
-        for q in questions:
-            qv = embedder.embed_query(q)
-            exact = set(ids[np.argsort(-(vecs @ qv), kind="stable")[:10]])
-            overlaps.append(len(exact & {h.chunk_id for h in index.query(qv, 10)}) / 10)
-        out["ann_recall@10"] = round(statistics.fmean(overlaps), 4)
+        out["ann_recall@10"] = round(
+            ann_recall(
+                index,
+                [r.chunk_id for r in records],
+                vecs,
+                [embedder.embed_query(q) for q in questions],
+            ),
+            4,
+        )
+        lexical = ReloadingLexicalIndex(partial(load_bm25, Path(tmp) / "bm25"))
         modes = {"rrf_only": None, "full": reranker} if reranker else {"rrf_only": None}
         for mode, rr in modes.items():
-            s = settings.model_copy(update={"rerank_budget_ms": 60_000})
             retriever = HybridRetriever(
-                s,
+                settings.model_copy(update={"rerank_budget_ms": NO_BUDGET_MS}),
                 embedder=embedder,
                 vector_index=index,
-                lexical_loader=partial(load_bm25, Path(tmp) / "bm25"),
+                lexical=lexical,
                 reranker=rr,
             )
             timings: dict[str, list[float]] = {k: [] for k in STAGES}
@@ -113,7 +95,7 @@ def latency_at(
                 assert ctx.hybrid_path == mode, (ctx.hybrid_path, ctx.notes)
                 for k in STAGES:
                     timings[k].append(ctx.timings_ms.get(k, 0.0))
-            out[mode] = {k: {"p50": _pct(v, 0.5), "p95": _pct(v, 0.95)} for k, v in timings.items()}
+            out[mode] = {k: p50_p95(v) for k, v in timings.items()}
             out[mode]["queries"] = len(qs)
     return out
 
@@ -122,12 +104,8 @@ def ingest_throughput(
     settings: Settings, demo: Sequence[Card], embedder: Embedder, n: int
 ) -> dict[str, Any]:
     """Full incremental ingest of ``n`` synthetic cards vs embedding the same texts alone."""
-    from citewall.ingest.chunking import index_text
-    from citewall.ingest.pipeline import ingest_cards
-    from citewall.storage.db import open_database
-
     cards = synthetic_cards(demo, n, seed=11)
-    texts = [index_text(r) for r in _records(cards)]
+    texts = [index_text(r) for r in chunk_records(cards)]
     t0 = time.perf_counter()
     embedder.embed_documents(texts)
     floor = time.perf_counter() - t0
@@ -157,7 +135,7 @@ def run(
     *,
     sizes: Sequence[int],
     demo_path: Path,
-    questions_path: Sequence[Path],
+    questions_path: Path,
     embedder: Embedder,
     reranker: Reranker | None,
     reranker_name: str,
@@ -165,15 +143,9 @@ def run(
     real_pool: int = 1000,
     rounds: int = 2,
 ) -> dict[str, Any]:
-    from citewall.ingest.loaders import load_cards
-
+    """Latency at every size, then (unless ``ingest_cards_n`` is 0) ingest throughput."""
     demo = load_cards([demo_path]).cards
-    questions = [
-        json.loads(line)["question"]
-        for p in questions_path
-        for line in p.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ][:50]
+    questions = [q.question for q in load_questions(questions_path)][:50]
     result: dict[str, Any] = {
         "reranker": reranker_name,
         "torch_threads": settings.torch_threads,
@@ -211,8 +183,7 @@ def to_markdown(result: dict[str, Any]) -> str:
     ]
     ann_notes: list[str] = []
     for row in result["sizes"]:
-        lines_ann = f"ANN recall@10 at {row['chunks']}: {row.get('ann_recall@10')}"
-        ann_notes.append(lines_ann)
+        ann_notes.append(f"ANN recall@10 at {row['chunks']}: {row.get('ann_recall@10')}")
         for mode in ("rrf_only", "full"):
             if mode in row:
                 cells = [f"{row[mode][s]['p50']}/{row[mode][s]['p95']}" for s in STAGES]

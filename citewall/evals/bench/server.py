@@ -1,0 +1,120 @@
+"""A real ``citewall serve`` on loopback for load benchmarks: data dir, KB, member, process.
+
+Only 127.0.0.1 is ever used. The server runs as a subprocess of this Python (same venv), on a
+free port, with a throwaway data dir: SQLite, embedded Chroma, the demo KB ingested through the
+CLI, the rate limit off, no model hub.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+#: Seconds a server may take to become ready (models load, the index opens).
+READY_TIMEOUT_S = 180.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bench_env(data_dir: Path, **settings: str) -> dict[str, str]:
+    """This process's environment plus a throwaway citewall: ``data_dir``, SQLite, embedded
+    Chroma, no rate limit, offline; ``settings`` adds ``CITEWALL_*`` values
+    (``reranker_enabled="false"`` -> ``CITEWALL_RERANKER_ENABLED=false``)."""
+    return {
+        **os.environ,
+        "CITEWALL_DATA_DIR": str(data_dir),
+        "CITEWALL_DATABASE_URL": "",
+        "CITEWALL_CHROMA_URL": "",
+        "CITEWALL_RATE_LIMIT_PER_MINUTE": "0",
+        "CITEWALL_LOG_LEVEL": "warning",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        **{f"CITEWALL_{k.upper()}": v for k, v in settings.items()},
+    }
+
+
+def citewall_cli(args: list[str], env: dict[str, str], timeout_s: float = 1800) -> str:
+    """Run ``citewall ARGS`` (this venv) and return its stdout; ``RuntimeError`` on failure."""
+    done = subprocess.run(
+        [sys.executable, "-m", "citewall.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout_s,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"citewall {' '.join(args)} failed: {done.stderr.strip()[-2000:]}")
+    return done.stdout
+
+
+def prepare(env: dict[str, str], kb: Path, member: str) -> str:
+    """Ingest ``kb`` and add the member ``member`` in ``env``'s data dir; their token."""
+    citewall_cli(["ingest", str(kb), "--no-progress"], env)
+    out = citewall_cli(["users", "add", member, "--role", "member"], env)
+    return out.strip().splitlines()[-1].strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A running server: its base URL and process (for RSS readings)."""
+
+    base_url: str
+    process: subprocess.Popen[bytes]
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], log: Path | None = None) -> Iterator[Served]:
+    """``citewall serve`` on a free loopback port until the block ends; ready when /readyz
+    answers 200. ``RuntimeError`` if it exits or is not ready in time."""
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(log.open("wb")) if log else subprocess.DEVNULL
+        command = [sys.executable, "-m", "citewall.cli.main", "serve"]
+        proc = subprocess.Popen(
+            [*command, "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_ready(base_url, proc)
+            yield Served(base_url, proc)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def wait_ready(
+    base_url: str, proc: subprocess.Popen[bytes], timeout_s: float = READY_TIMEOUT_S
+) -> None:
+    """Poll ``/readyz`` until it answers 200 (or the process exits, or time runs out)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"citewall serve exited early (code {proc.returncode})")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.3)
+    raise RuntimeError(f"citewall serve was not ready within {timeout_s:.0f} s")

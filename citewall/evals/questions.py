@@ -1,0 +1,71 @@
+"""The labelled questions every measurement uses, and their one loader.
+
+A labelled split is JSONL, one ``{"id", "question", "gold": [card ids], "kind"}`` per line
+(``kind``: external, internal or mixed: which cards answer it). ``gold`` may be empty for a
+question the KB cannot answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewall.errors import UserError
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One labelled question: its text and the cards that answer it."""
+
+    id: str
+    question: str
+    gold: tuple[str, ...]
+    kind: str = ""
+
+
+def load_questions(path: Path) -> list[Question]:
+    """Every question of a labelled split; a bad line raises ``UserError`` naming file and line.
+
+    A missing file is a ``UserError`` too (the labelled data ships with a source checkout).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: labelled questions not readable ({exc.strerror})") from None
+    out: list[Question] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            out.append(
+                Question(
+                    id=str(raw["id"]),
+                    question=str(raw["question"]),
+                    gold=tuple(str(g) for g in raw.get("gold") or ()),
+                    kind=str(raw.get("kind", "")),
+                )
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UserError(f"{path}:{n}: not a labelled question ({exc})") from None
+    return out
+
+
+def stratified(questions: Sequence[Question], n: int) -> list[Question]:
+    """Up to ``n`` questions, round-robin over kinds, in file order (deterministic).
+
+    >>> qs = [Question("a", "?", (), "x"), Question("b", "?", (), "x"), Question("c", "?", (), "y")]
+    >>> [q.id for q in stratified(qs, 2)]
+    ['a', 'c']
+    """
+    by_kind: dict[str, list[Question]] = {}
+    for q in questions:
+        by_kind.setdefault(q.kind, []).append(q)
+    out: list[Question] = []
+    while len(out) < n and any(by_kind.values()):
+        for kind in sorted(by_kind):
+            if by_kind[kind] and len(out) < n:
+                out.append(by_kind[kind].pop(0))
+    return out

@@ -1,0 +1,1 @@
+"""The knowledge base's contract, shared by every stage: the card and URL verification."""

@@ -1,0 +1,40 @@
+"""What the indexes hold and return: chunk records, ranked hits, and the text that is indexed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as stored in the indexes. ``parent_id`` is the card id."""
+
+    chunk_id: str
+    parent_id: str
+    text: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked hit from a single retriever: chunk id, 1-based rank, native score."""
+
+    chunk_id: str
+    rank: int
+    score: float
+
+
+def index_text(record: ChunkRecord) -> str:
+    """What gets embedded, BM25-indexed and reranked: the card title, then the chunk text.
+
+    >>> index_text(ChunkRecord("c#0", "c", "Void within 30 days.", {"title": "Voiding"}))
+    'Voiding\\nVoid within 30 days.'
+    """
+    title = str(record.metadata.get("title", ""))
+    return f"{title}\n{record.text}" if title else record.text
