@@ -1,4 +1,4 @@
-"""citewall side by side with the LangChain pipeline users would assemble instead (issue 9).
+"""citewall side by side with the LangChain pipeline users would assemble instead.
 
 One process, same corpus, same models, same queries; calls alternate query by query (and the
 order rotates) so machine drift lands on both sides. Writes ``docs/perf/compare.json``,
@@ -142,7 +142,7 @@ def _ingest_trio(
     figure is its fastest round (the run least disturbed by the other tenants of the machine).
     """
     from citewall.ingest.pipeline import ingest_cards
-    from citewall.storage.db import open_database
+    from citewall.storage.schema import open_database
 
     records = [r for c in cards for r in chunk_card(c, settings.chunk_max_words)]
     texts = [index_text(r) for r in records]

@@ -155,10 +155,6 @@ class Settings(BaseSettings):
     def bm25_dir(self) -> Path:
         return self.data_dir / "bm25"
 
-    @property
-    def models_dir(self) -> Path:
-        return self.data_dir / "models"
-
 
 def load_settings(**overrides: object) -> Settings:
     """Build settings from the environment, turning a validation error into a ConfigError.

@@ -18,7 +18,7 @@ from citewall.generation.protocols import Generator
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.protocols import Embedder, Retriever
-from citewall.storage import db
+from citewall.storage import db, schema
 
 
 @dataclass(slots=True)
@@ -41,7 +41,7 @@ class Runtime:
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = db.make_engine(settings.sqlalchemy_url)
-        db.migrate(engine)
+        schema.migrate(engine)
         session_factory = db.make_session_factory(engine)
         if embedder is None:
             embedder = load_embedder(settings)

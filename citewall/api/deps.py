@@ -87,7 +87,6 @@ def get_current_user(
         raise StorageError("could not check the token") from exc
     limiter: SlidingWindowLimiter = request.app.state.limiter
     limiter.hit(_token_key(token))
-    request.state.user_role = user.role
     return user
 
 

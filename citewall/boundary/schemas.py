@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-#: Metadata keys a member may see for an external source (ADR external-only, #261 allowlist).
+#: Metadata keys a member may see for an external source (ADR external-only: the
+#: metadata allowlist).
 METADATA_ALLOWLIST: frozenset[str] = frozenset(
     {"url", "license", "title", "section", "product", "updated"}
 )

@@ -21,8 +21,8 @@ from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.storage.analytics import NO_PATH, entry_performance, retrieval_events
-from citewall.storage.db import open_database
 from citewall.storage.dialect import PERIODS, Period
+from citewall.storage.schema import open_database
 
 app = typer.Typer(help="Entry performance and the retrieval-event log.", no_args_is_help=True)
 

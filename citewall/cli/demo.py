@@ -48,7 +48,7 @@ def demo(
         from citewall.ingest.pipeline import ingest_paths
         from citewall.retrieval.embedder import load_embedder
         from citewall.runtime import Runtime
-        from citewall.storage import db
+        from citewall.storage import db, schema
 
         settings = get_settings()
         kb_path = kb or default_kb()
@@ -56,7 +56,7 @@ def demo(
             from citewall.errors import ConfigError
 
             raise ConfigError(f"demo KB {kb_path} not found; pass --kb PATH")
-        db.migrate(settings.sqlalchemy_url)
+        schema.migrate(settings.sqlalchemy_url)
         typer.echo("citewall demo: loading the embedding model...", err=True)
         embedder = load_embedder(settings)
         engine = db.make_engine(settings.sqlalchemy_url)

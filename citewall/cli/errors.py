@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
 
 import typer
 
 from citewall.errors import CitewallError, UserError
-
-T = TypeVar("T")
 
 #: Exit codes: 1 = runtime failure, 2 = the caller's mistake (bad input or configuration).
 EXIT_RUNTIME = 1
@@ -29,8 +26,3 @@ def cli_errors() -> Iterator[None]:
     except CitewallError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(EXIT_RUNTIME) from None
-
-
-def run_cli(fn: Callable[[], T]) -> T:
-    with cli_errors():
-        return fn()

@@ -16,8 +16,8 @@ from rich.table import Table
 
 from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
-from citewall.storage.db import Database, open_database
 from citewall.storage.models import ROLES, User
+from citewall.storage.schema import Database, open_database
 from citewall.storage.users import (
     add_token,
     check_role,

@@ -94,7 +94,7 @@ def build_workspace(
     from citewall.ingest.pipeline import ingest_paths
     from citewall.retrieval.embedder import load_embedder
     from citewall.runtime import Runtime
-    from citewall.storage import db
+    from citewall.storage import db, schema
     from citewall.storage.users import create_user
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -102,7 +102,7 @@ def build_workspace(
     if embedder is None:
         embedder = load_embedder(settings)
     engine = db.make_engine(settings.sqlalchemy_url)
-    db.migrate(engine)
+    schema.migrate(engine)
     session_factory = db.make_session_factory(engine)
     paths = [p for p in kb_paths if p.is_file() and p.stat().st_size > 0]
     report = ingest_paths(

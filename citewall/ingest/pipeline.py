@@ -62,7 +62,7 @@ class IngestReport:
 
 
 def _default_session_factory(settings: Settings) -> Any:
-    from citewall.storage.db import open_database
+    from citewall.storage.schema import open_database
 
     return open_database(settings.sqlalchemy_url).sessions
 

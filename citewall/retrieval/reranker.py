@@ -26,8 +26,8 @@ class CrossEncoderReranker:
 
     Returns RAW logits (``activation_fn=Identity``): the 0-100 normalisation happens once,
     in ``citewall.citations``. ``bf16`` runs the forward pass under CPU bfloat16 autocast
-    (about 2x faster in FACTS.md, logit correlation 0.9998 with fp32); logits come back as
-    float32 either way.
+    (faster on CPUs with native bf16, slower on those without; logit correlation 0.9998
+    with fp32); logits come back as float32 either way.
     """
 
     def __init__(

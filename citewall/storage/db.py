@@ -1,32 +1,20 @@
-"""Engines, sessions and schema migrations for SQLite and PostgreSQL.
-
-Migrations are Alembic scripts shipped inside the package (``citewall/storage/migrations``);
-they run programmatically, so users never need an ``alembic.ini``::
+"""Engines and sessions for SQLite and PostgreSQL, set up the way citewall needs them.
 
     engine = make_engine("sqlite:///data/citewall.db")
     check_database(engine)   # StorageError naming the database if it cannot be reached
-    migrate(engine)          # idempotent: a no-op when already at head
     Session = make_session_factory(engine)
 
-``open_database(url)`` does all four and is what the CLI, the API and the demo call.
+Schema migrations are ``storage.schema``; ``schema.open_database(url)`` does all of it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util.exc import CommandError
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -35,10 +23,6 @@ from sqlalchemy.pool import StaticPool
 from citewall.errors import ConfigError, StorageError
 from citewall.storage.failures import failure_summary
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-
-#: pg_advisory_xact_lock key serialising concurrent migrators (several workers starting at once).
-_PG_MIGRATION_LOCK = 0x63697465  # "cite"
 #: Seconds to wait for PostgreSQL to accept a connection before calling it unreachable.
 _PG_CONNECT_TIMEOUT_S = 5
 #: Milliseconds a SQLite writer waits for the file lock before giving up.
@@ -167,111 +151,6 @@ def check_database(engine: Engine) -> None:
         raise StorageError(
             f"cannot reach the {describe_database(engine.url)}: {failure_summary(exc)}"
         ) from None
-
-
-def _alembic_config(connection: Connection | None = None) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    if connection is not None:
-        config.attributes["connection"] = connection
-    return config
-
-
-@lru_cache(maxsize=1)
-def head_revision() -> str:
-    """The newest migration shipped with this version of citewall."""
-    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
-    assert head is not None, "citewall ships at least one migration"
-    return head
-
-
-def current_revision(engine: Engine) -> str | None:
-    """The revision the database is at, or None for an empty (never migrated) database."""
-    try:
-        with engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
-    except SQLAlchemyError as exc:
-        raise StorageError(
-            f"cannot read the schema version of the {describe_database(engine.url)}: "
-            f"{failure_summary(exc)}"
-        ) from None
-
-
-@contextmanager
-def _engine_for(url_or_engine: str | Engine) -> Iterator[Engine]:
-    if isinstance(url_or_engine, Engine):
-        yield url_or_engine
-        return
-    engine = make_engine(url_or_engine)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-
-
-def _locked_run(engine: Engine, action: str, run: Callable[[Config], None]) -> None:
-    """Run an Alembic command in ONE transaction holding the migration lock, then commit."""
-    try:
-        with engine.connect() as conn:
-            if conn.dialect.name == "postgresql":
-                # DDL is transactional on PostgreSQL: a failed migration leaves nothing behind.
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
-            else:
-                # Take SQLite's write lock up front so DDL runs inside the transaction too
-                # (pysqlite would otherwise autocommit each CREATE) and migrators queue up.
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-            run(_alembic_config(conn))
-            conn.commit()
-    except CommandError as exc:
-        raise StorageError(
-            f"{action} of the {describe_database(engine.url)} failed: {exc}"
-        ) from None
-    except SQLAlchemyError as exc:
-        raise StorageError(
-            f"{action} of the {describe_database(engine.url)} failed: {failure_summary(exc)}"
-        ) from None
-
-
-def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
-    """Upgrade the schema to ``revision`` (default: the newest). Safe to call at every start."""
-    with _engine_for(url_or_engine) as engine:
-        if revision == "head" and current_revision(engine) == head_revision():
-            return  # the common case: already current, no lock taken
-        _locked_run(engine, "migrating", lambda cfg: command.upgrade(cfg, revision))
-
-
-def downgrade(url_or_engine: str | Engine, revision: str = "base") -> None:
-    """Downgrade the schema to ``revision`` (default: ``base``, i.e. drop every citewall table)."""
-    with _engine_for(url_or_engine) as engine:
-        _locked_run(engine, "downgrading", lambda cfg: command.downgrade(cfg, revision))
-
-
-@dataclass(frozen=True)
-class Database:
-    """An engine plus its session factory: what a process holds for its lifetime."""
-
-    engine: Engine
-    sessions: sessionmaker[Session]
-
-    def dispose(self) -> None:
-        self.engine.dispose()
-
-
-def open_database(url: str, *, run_migrations: bool = True) -> Database:
-    """Engine, reachability check and (by default) migration to head, in one call.
-
-    Raises ``ConfigError`` for a malformed URL and ``StorageError`` for an unreachable
-    database or a failed migration; both carry a one-line message naming the database.
-    """
-    engine = make_engine(url)
-    try:
-        check_database(engine)
-        if run_migrations:
-            migrate(engine)
-    except Exception:
-        engine.dispose()
-        raise
-    return Database(engine=engine, sessions=make_session_factory(engine))
 
 
 def _mask(url: str) -> str:

@@ -29,8 +29,6 @@ from citewall.storage.types import JSONType, StringType, TextType, UTCDateTime, 
 
 #: Roles a user may have. ``admin`` sees full data (internal sources, all conversations).
 ROLES: tuple[str, ...] = ("member", "admin")
-#: Who wrote a message.
-MESSAGE_ROLES: tuple[str, ...] = ("user", "assistant")
 
 # Deterministic constraint names, so migrations can name what they drop on both databases.
 NAMING_CONVENTION = {
@@ -72,14 +70,6 @@ class User(Base):
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", order_by="ApiToken.id", lazy="raise_on_sql"
     )
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
-
-    @property
-    def is_active(self) -> bool:
-        return self.disabled_at is None
 
     def __repr__(self) -> str:
         return f"User(id={self.id!r}, name={self.name!r}, role={self.role!r})"

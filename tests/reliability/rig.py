@@ -59,9 +59,9 @@ def make_settings(data_dir: Path, **overrides: Any) -> Any:
 def ingest_small_kb(settings: Any, embedder: Any) -> None:
     """Migrate the database and ingest the small KB into ``settings``' stores."""
     from citewall.ingest.pipeline import ingest_paths
-    from citewall.storage import db
+    from citewall.storage import db, schema
 
-    db.migrate(settings.sqlalchemy_url)
+    schema.migrate(settings.sqlalchemy_url)
     engine = db.make_engine(settings.sqlalchemy_url)
     try:
         kb = write_small_kb(settings.data_dir.parent / f"kb-{uuid.uuid4().hex[:6]}.jsonl")

@@ -142,7 +142,7 @@ def test_a_hostile_public_card_reaches_members_without_its_invisible_characters(
     from citewall.api.app import create_app
     from citewall.ingest.pipeline import ingest_paths
     from citewall.runtime import Runtime
-    from citewall.storage import db
+    from citewall.storage import db, schema
 
     kb = tmp_path / "hostile.jsonl"
     card = {
@@ -157,7 +157,7 @@ def test_a_hostile_public_card_reaches_members_without_its_invisible_characters(
     kb.write_text(json.dumps(card) + "\n", encoding="utf-8")
     settings = make_settings(tmp_path / f"data-{uuid.uuid4().hex[:6]}")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    db.migrate(settings.sqlalchemy_url)
+    schema.migrate(settings.sqlalchemy_url)
     engine = db.make_engine(settings.sqlalchemy_url)
     report = ingest_paths(
         [kb],

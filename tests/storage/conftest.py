@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.errors import NotFoundError
 from citewall.storage.conversations import save_turn
-from citewall.storage.db import Database, make_engine, make_session_factory, migrate
+from citewall.storage.db import make_engine, make_session_factory
 from citewall.storage.models import Base, Message, RetrievalEvent
+from citewall.storage.schema import Database, migrate
 from citewall.storage.users import create_user, get_user
 
 TABLES = ("retrieval_events", "messages", "conversations", "api_tokens", "users", "cards")

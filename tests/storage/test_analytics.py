@@ -14,7 +14,8 @@ from citewall.errors import UserError
 from citewall.kb.card import Card
 from citewall.storage.analytics import entry_performance, retrieval_events
 from citewall.storage.cards import upsert_cards
-from citewall.storage.db import make_engine, make_session_factory, migrate
+from citewall.storage.db import make_engine, make_session_factory
+from citewall.storage.schema import migrate
 
 T1 = datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC)  # a Sunday, last second of its ISO week
 T2 = datetime(2026, 3, 2, 0, 0, 0, tzinfo=UTC)  # the Monday after: a new day and week

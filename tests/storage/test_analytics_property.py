@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.storage.analytics import entry_performance
-from citewall.storage.db import Database
+from citewall.storage.schema import Database
 
 POOL = ["k0", "k1", "k2", "k3", "k4"]
 BASE = datetime(2026, 1, 26, tzinfo=UTC)  # spans several weeks and a month boundary

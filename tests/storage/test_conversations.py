@@ -25,8 +25,8 @@ from citewall.storage.conversations import (
     list_messages,
     save_turn,
 )
-from citewall.storage.db import Database
 from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
+from citewall.storage.schema import Database
 from citewall.storage.users import create_user
 from citewall.text.cleaning import encodable_json
 

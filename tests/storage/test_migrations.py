@@ -8,16 +8,15 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 from citewall.errors import ConfigError, StorageError
-from citewall.storage.db import (
-    check_database,
+from citewall.storage.db import check_database, make_engine
+from citewall.storage.models import Base
+from citewall.storage.schema import (
     current_revision,
     downgrade,
     head_revision,
-    make_engine,
     migrate,
     open_database,
 )
-from citewall.storage.models import Base
 
 TABLES = {"users", "api_tokens", "conversations", "messages", "retrieval_events", "cards"}
 

@@ -11,8 +11,8 @@ from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from citewall.errors import NotFoundError, UserError
-from citewall.storage.db import Database
 from citewall.storage.models import ApiToken, User
+from citewall.storage.schema import Database
 from citewall.storage.users import (
     add_token,
     authenticate,

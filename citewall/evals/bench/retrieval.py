@@ -32,7 +32,7 @@ from citewall.retrieval.protocols import Embedder, Reranker
 from citewall.retrieval.records import index_text
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.vector_index import ChromaVectorIndex
-from citewall.storage.db import open_database
+from citewall.storage.schema import open_database
 
 STAGES = ("embed", "dense", "bm25", "fuse", "rerank", "total")
 #: A budget no rerank reaches: the full path is measured, not its over-budget fallback.

@@ -1,4 +1,4 @@
-"""Alembic environment for citewall. No alembic.ini: ``citewall.storage.db.migrate`` builds the
+"""Alembic environment for citewall. No alembic.ini: ``citewall.storage.schema.migrate`` builds the
 config in code and hands over an open connection (inside the transaction that holds the
 migration lock). Given only a URL (``alembic -x url=...`` from a checkout), it connects itself.
 """
