@@ -9,9 +9,12 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from citewall.errors import ConfigError
 
@@ -102,9 +105,6 @@ class Settings(BaseSettings):
     def _check_database_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
             return None
-        from sqlalchemy.engine import make_url
-        from sqlalchemy.exc import ArgumentError
-
         try:
             url = make_url(value)
         except (ArgumentError, ValueError) as exc:  # ValueError: e.g. a non-numeric port
@@ -123,8 +123,6 @@ class Settings(BaseSettings):
     def _check_http_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
             return None
-        from urllib.parse import urlsplit
-
         parts = urlsplit(value)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host, e.g. http://127.0.0.1:8001")

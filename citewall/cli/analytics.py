@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time
-from typing import Any, cast
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -21,7 +21,7 @@ from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.storage.analytics import NO_PATH, entry_performance, retrieval_events
-from citewall.storage.dialect import PERIODS, Period
+from citewall.storage.dialect import PERIODS
 from citewall.storage.schema import open_database
 
 app = typer.Typer(help="Entry performance and the retrieval-event log.", no_args_is_help=True)
@@ -84,7 +84,7 @@ def performance(
         rows = _query(
             lambda session: entry_performance(
                 session,
-                period=cast(Period, period),
+                period=period,
                 since=window[0],
                 until=window[1],
                 card_id=card,

@@ -4,10 +4,16 @@ and serve on localhost. The README's first command ends here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.errors import ConfigError, NotFoundError
+from citewall.storage import users
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 #: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
 REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
@@ -18,13 +24,10 @@ def default_kb() -> Path:
     return REPO_KB if REPO_KB.is_dir() else Path("kb/demo")
 
 
-def demo_tokens(session_factory: object) -> dict[str, str]:
+def demo_tokens(session_factory: sessionmaker[Session]) -> dict[str, str]:
     """Create the demo users if absent; issue each a fresh token. ``{name: token}``."""
-    from citewall.errors import NotFoundError
-    from citewall.storage import users
-
     tokens: dict[str, str] = {}
-    with session_factory() as session:  # type: ignore[operator]
+    with session_factory() as session:
         for name, role in DEMO_USERS:
             try:
                 user = users.get_user(session, name)
@@ -41,9 +44,10 @@ def demo(
     port: int | None = typer.Option(None, "--port", min=1, max=65535, help="[CITEWALL_PORT]"),
 ) -> None:
     """Set up the demo KB and users, print their tokens, then serve."""
-    from citewall.cli.serve import run_server
-
     with cli_errors():
+        # Deferred: models, indexes and FastAPI take seconds to import; `citewall --help`
+        # should not.
+        from citewall.cli.serve import run_server
         from citewall.config import get_settings
         from citewall.ingest.pipeline import ingest_paths
         from citewall.retrieval.embedder import load_embedder
@@ -53,8 +57,6 @@ def demo(
         settings = get_settings()
         kb_path = kb or default_kb()
         if not kb_path.exists():
-            from citewall.errors import ConfigError
-
             raise ConfigError(f"demo KB {kb_path} not found; pass --kb PATH")
         schema.migrate(settings.sqlalchemy_url)
         typer.echo("citewall demo: loading the embedding model...", err=True)

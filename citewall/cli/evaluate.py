@@ -27,6 +27,7 @@ def everything(
 ) -> None:
     """Run the whole evaluation unless a sub-command (e.g. ``retrieval``) was named."""
     if ctx.invoked_subcommand is None:
+        # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
         from citewall.evals.cli import run
 
         run(
@@ -50,6 +51,7 @@ def retrieval(
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
     with cli_errors():
+        # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.evals.retrieval.offline import evaluate
         from citewall.retrieval.embedder import load_embedder

@@ -18,6 +18,7 @@ def ingest(
 ) -> None:
     """Ingest cards. Unchanged cards are skipped; refused cards are listed (exit 1)."""
     with cli_errors():
+        # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.ingest.pipeline import ingest_paths
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 def run_server(runtime: Runtime, host: str, port: int, log_level: str) -> None:
     """Serve ``create_app(runtime)`` until interrupted (one worker: the models live here)."""
+    # Deferred: FastAPI and uvicorn take a second to import; `citewall --help` should not.
     import uvicorn
 
     from citewall.api.allocator import cap_malloc_arenas
@@ -33,6 +34,7 @@ def serve(
 ) -> None:
     """Serve the HTTP API and the web UI (migrations run first; models load once)."""
     with cli_errors():
+        # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.runtime import Runtime
 

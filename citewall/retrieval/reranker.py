@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from citewall.config import Settings
 
 #: How to turn the full path on, repeated in every "not loaded" status line.
@@ -52,6 +54,7 @@ class CrossEncoderReranker:
         """One raw logit per passage, in the order given."""
         if not passages:
             return []
+        # Deferred: torch takes seconds to import; only processes that rerank pay for it.
         import torch
 
         pairs = [(query, p) for p in passages]
@@ -73,6 +76,8 @@ def build_cross_encoder(name_or_path: str, *, max_length: int, local_only: bool)
     trained classification head gets the same initialised head in every process, so rankings
     do not change from one start to the next.
     """
+    # Deferred: torch and sentence-transformers take seconds to import; only processes that
+    # load a cross-encoder pay for them.
     import torch
     from sentence_transformers import CrossEncoder
 
@@ -89,12 +94,12 @@ def build_cross_encoder(name_or_path: str, *, max_length: int, local_only: bool)
 
 def _hub_reachable(timeout_s: float = 1.5) -> bool:
     """A quick HEAD to the hub; offline mode or no route answers False fast."""
+    # Deferred: huggingface_hub reads HF_HUB_OFFLINE once, when first imported; the embedder
+    # sets it for the packaged model before that.
     from huggingface_hub import constants
 
     if constants.HF_HUB_OFFLINE:
         return False
-    import httpx
-
     try:
         httpx.head(constants.ENDPOINT, timeout=timeout_s)
     except httpx.HTTPError:
@@ -112,6 +117,7 @@ def load_reranker(settings: Settings) -> tuple[CrossEncoderReranker | None, str]
         return None, "disabled (CITEWALL_RERANKER_ENABLED=false): retrieval runs rrf_only"
     name = settings.reranker_model
     if settings.torch_threads:
+        # Deferred: torch takes seconds to import (see build_cross_encoder).
         import torch
 
         torch.set_num_threads(settings.torch_threads)

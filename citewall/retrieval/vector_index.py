@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -82,6 +83,8 @@ class ChromaVectorIndex:
     @classmethod
     def persistent(cls, path: Path, collection_name: str) -> ChromaVectorIndex:
         """An embedded Chroma in ``path`` (created if missing)."""
+        # Deferred: chromadb takes about a second to import; only processes that open an
+        # index pay for it.
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
@@ -100,8 +103,7 @@ class ChromaVectorIndex:
     @classmethod
     def http(cls, url: str, collection_name: str) -> ChromaVectorIndex:
         """A Chroma server (``chroma run``) at ``url``."""
-        from urllib.parse import urlsplit
-
+        # Deferred: chromadb takes about a second to import (see ``persistent``).
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 

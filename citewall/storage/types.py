@@ -86,8 +86,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if isinstance(value, str):  # an aggregate (MAX) over SQLite text loses the column type
-            value = datetime.fromisoformat(value)
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+        # An aggregate (MAX) over SQLite text loses the column type: it comes back as text.
+        stamp: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
+        if stamp.tzinfo is None:
+            return stamp.replace(tzinfo=UTC)
+        return stamp.astimezone(UTC)
