@@ -50,8 +50,3 @@ def url_problem(url: object) -> str | None:
     if not parts.hostname:
         return "has no host"
     return None
-
-
-def is_safe_url(url: object) -> bool:
-    """True when ``url`` may be shown to anyone as a link (see ``url_problem``)."""
-    return url_problem(url) is None

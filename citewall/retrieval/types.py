@@ -56,6 +56,3 @@ class RetrievedContext:
     #: Human-readable reasons for any degradation (e.g. "reranker over budget: 812 ms > 500 ms").
     notes: list[str] = field(default_factory=list)
     rerank_over_budget: bool = False
-
-    def by_card_id(self) -> dict[str, ContextChunk]:
-        return {c.id: c for c in self.chunks}

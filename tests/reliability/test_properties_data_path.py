@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.citations.markers import sentence_spans, split_sentences
-from citewall.ingest.urls import is_safe_url, url_problem
+from citewall.ingest.urls import url_problem
 
 _HOSTS = st.from_regex(
     r"[a-z][a-z0-9-]{0,15}(\.[a-z][a-z0-9-]{0,10}){0,2}\.[a-z]{2,6}", fullmatch=True
@@ -55,7 +55,6 @@ _UNSAFE = st.sampled_from(
 @given(_VALID)
 def test_generated_valid_urls_are_accepted(url: str) -> None:
     assert url_problem(url) is None, url_problem(url)
-    assert is_safe_url(url)
 
 
 @settings(max_examples=examples(500), deadline=None)
@@ -65,7 +64,6 @@ def test_one_unsafe_character_anywhere_is_refused(url: str, bad: str, where: int
     broken = url[:i] + bad + url[i:]
     problem = url_problem(broken)
     assert problem is not None, repr(broken)
-    assert not is_safe_url(broken)
 
 
 @settings(max_examples=examples(200), deadline=None)
