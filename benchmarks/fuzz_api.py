@@ -2,11 +2,13 @@
 
 Every operation of the OpenAPI schema, ``--cases`` generated cases per operation in positive
 mode and as many in negative (schema-violating) mode, against a real runtime (SQLite, embedded
-Chroma, the packaged embedder, the extractive generator) over 14 demo-KB cards. Checks, per
-case: no 5xx, declared content type and headers, body matching the declared schema, and
-``ignored_auth`` (the same request without a token and with a bad one must be refused). The
-status codes the schema does not declare are counted separately (a known gap, see
-docs/reliability.md). Exit 1 on any server error or check failure.
+Chroma, the packaged embedder, the extractive generator) over 14 demo-KB cards. In positive
+mode the ``{id}`` routes also get one case per real record (3 conversations the member starts
+first, the 14 cards), so their 200 path is fuzzed too. Checks, per case: no 5xx, declared
+content type and headers, body matching the declared schema, and ``ignored_auth`` (the same
+request without a token and with a bad one must be refused). The status codes the schema does
+not declare are counted separately (a known gap, see docs/reliability.md). Exit 1 on any server
+error or check failure, or when an ``{id}`` route answered no real id with a 2xx.
 
     python benchmarks/fuzz_api.py --cases 100 --out benchmarks/results/fuzz_api
 
@@ -37,17 +39,18 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"Fuzzing: {report['cases_per_operation']} cases per operation and mode, "
         f"{report['total_cases']} cases in {report['seconds']:.0f} s; "
-        f"server errors: {report['server_errors']}, check failures: {report['failures']}.",
+        f"server errors: {report['server_errors']}, check failures: {report['failures']}; "
+        f"{report['real_id_cases']} of the cases name real records.",
         "",
-        "| operation | mode | cases | statuses | 5xx | failures | undocumented |",
-        "|---|---|---:|---|---:|---:|---|",
+        "| operation | mode | cases | real ids | statuses | 5xx | failures | undocumented |",
+        "|---|---|---:|---:|---|---:|---:|---|",
     ]
     for op in report["operations"]:
         statuses = ", ".join(f"{k}: {v}" for k, v in op["statuses"].items()) or op["note"]
         undocumented = ", ".join(f"{k}: {v}" for k, v in op["undocumented_statuses"].items())
         lines.append(
-            f"| `{op['operation']}` | {op['mode']} | {op['cases']} | {statuses} | "
-            f"{op['server_errors']} | {op['failures']} | {undocumented or '-'} |"
+            f"| `{op['operation']}` | {op['mode']} | {op['cases']} | {op['real_id_cases']} | "
+            f"{statuses} | {op['server_errors']} | {op['failures']} | {undocumented or '-'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks/results/fuzz_api")
     args = parser.parse_args(argv)
 
-    from reliability.fuzzing import fuzz_operation, load_schema, operations
+    from reliability.fuzzing import fuzz_operation, load_schema, operations, real_path_ids
     from reliability.rig import build_rig
 
     from citewall.config import load_settings
@@ -70,18 +73,23 @@ def main(argv: list[str] | None = None) -> int:
         rig = build_rig(data_dir, embedder)
         try:
             schema = load_schema(rig.app)
+            path_ids = real_path_ids(rig)
             t0 = time.perf_counter()
             results = []
             for op in operations(schema):
                 for negative in (False, True):
                     stats = fuzz_operation(
-                        op, rig.tokens, max_examples=args.cases, negative=negative
+                        op,
+                        rig.tokens,
+                        max_examples=args.cases,
+                        negative=negative,
+                        path_ids=path_ids,
                     )
                     results.append(stats.as_dict())
                     print(
                         f"{stats.label:55s} {stats.mode:8s} cases={stats.cases:4d} "
-                        f"5xx={stats.server_errors} failures={len(stats.failures)} "
-                        f"statuses={dict(stats.statuses)}",
+                        f"real_ids={stats.real_id_cases:2d} 5xx={stats.server_errors} "
+                        f"failures={len(stats.failures)} statuses={dict(stats.statuses)}",
                         flush=True,
                     )
             seconds = time.perf_counter() - t0
@@ -91,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         "cases_per_operation": args.cases,
         "operations_in_schema": len({r["operation"] for r in results}),
         "total_cases": sum(r["cases"] for r in results),
+        "real_id_cases": sum(r["real_id_cases"] for r in results),
         "server_errors": sum(r["server_errors"] for r in results),
         "failures": sum(r["failures"] for r in results),
         "seconds": round(seconds, 1),
@@ -101,7 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     args.out.with_suffix(".md").write_text(markdown(report))
     print(markdown(report))
-    return 1 if report["server_errors"] or report["failures"] else 0
+    # An {id} route whose real ids were all refused never reached its 200 path.
+    unreached = [
+        r["operation"]
+        for r in results
+        if r["real_id_cases"] and not any(200 <= int(k) < 300 for k in r["statuses"])
+    ]
+    for label in unreached:
+        print(f"error: no real id reached the 2xx path of {label}", file=sys.stderr)
+    return 1 if report["server_errors"] or report["failures"] or unreached else 0
 
 
 if __name__ == "__main__":

@@ -89,8 +89,9 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
     assert c.get("/chat/123").text.startswith("<!doctype html>")  # client route
     assert c.get("/assets/app.js").text == "console.log(1)"
     assert c.get("/assets/missing.js").status_code == 404  # a missing asset is not index.html
-    assert c.get("/..%2Fsecret.txt").status_code in {200, 404}
-    assert "outside" not in c.get("/..%2Fsecret.txt").text
+    for escape in ("/..%2Fsecret.txt", "/assets/..%2F..%2Fsecret.txt", "/%2E%2E/secret.txt"):
+        r = c.get(escape)  # a file outside the build is never served, nor index.html instead
+        assert (r.status_code, r.json()) == (404, {"detail": "not found"}), escape
     assert c.get("/api/v1/x").status_code == 404
 
 

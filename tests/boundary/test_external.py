@@ -208,6 +208,36 @@ values = st.one_of(
     st.lists(st.text(max_size=3), max_size=2),
     st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
 )
+internal_fields = {
+    "span": st.just(CANARY_B),
+    "retrieved_score": st.one_of(st.floats(), st.integers(), st.none()),
+    "author": st.just(CANARY_M),
+    "source_url": st.just("https://smuggled.example"),
+}
+#: Rows that are external, or nearly: a card id and a metadata url (valid or not) next to
+#: internal keys and canaries. Without these the random rows above are almost never external
+#: and the property below would check an empty output.
+near_external = st.builds(
+    lambda row, extra, url: {**row, "metadata": {**extra, "url": url}},
+    st.fixed_dictionaries(
+        {
+            "card_id": st.sampled_from(["help-a", "help-b", "pb-c"]),
+            "title": st.one_of(st.text(max_size=10), st.none()),
+            "text": st.one_of(st.text(max_size=40), st.just(f"Body {CANARY_B}")),
+        },
+        optional=internal_fields,
+    ),
+    st.dictionaries(keys, values, max_size=6),
+    st.sampled_from(
+        [
+            "https://ok.example/x",
+            "https://ok.example/" + CANARY_M,
+            "http://ok.example/a?b=c",
+            "javascript:alert(1)",
+            "https://ok.example/\u200b",
+        ]
+    ),
+)
 rows = st.one_of(
     st.fixed_dictionaries(
         {
@@ -216,13 +246,9 @@ rows = st.one_of(
             "text": st.one_of(st.text(max_size=40), st.none()),
             "metadata": st.one_of(st.dictionaries(keys, values, max_size=8), values),
         },
-        optional={
-            "span": st.just(CANARY_B),
-            "retrieved_score": st.one_of(st.floats(), st.integers(), st.none()),
-            "author": st.just(CANARY_M),
-            "source_url": st.just("https://smuggled.example"),
-        },
+        optional=internal_fields,
     ),
+    near_external,
     values,
 )
 

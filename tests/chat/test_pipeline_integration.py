@@ -7,6 +7,7 @@ untrained head: real logits, meaningless ranking) -- the score contract holds on
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -73,11 +74,12 @@ def test_full_path_scores_are_integer_percentages(
     answer = ask(kb_settings, embedder, minilm_reranker)
     assert answer.hybrid_path == "full", answer.context.notes
     assert answer.citations
+    logits = {c.id: c.rerank_logit for c in answer.context.chunks}
     for c in answer.citations:
-        chunk = {x.id: x for x in answer.context.chunks}[c.card_id]
-        assert chunk.rerank_logit is not None
-        assert c.retrieved_score is not None and 0 <= c.retrieved_score <= 100
-        assert c.retrieved_score == float(int(c.retrieved_score))
+        # The cited card's own rerank logit, as round(100 * sigmoid(logit)): not RRF, not cosine.
+        logit = logits[c.card_id]
+        assert logit is not None
+        assert c.retrieved_score == float(round(100 / (1 + math.exp(-logit))))
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,6 @@ from citewall.generation.openai_compat import OpenAICompatGenerator
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context
 
-KB_URLS = {KB_URL, "https://help.parcelry.example/pickups"}
-
 HOSTILE_REPLIES = {
     "bare_url": "Void it at https://evil.example/void [1]. Then visit www.evil.example [2].",
     "markdown_link": "See [the void page](https://evil.example/phish) [1] and [2](https://x.example).",
@@ -31,12 +29,30 @@ HOSTILE_REPLIES = {
     "data_link": "Open [this](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [2].",
     "raw_html": 'Refunds <a href="https://evil.example">here</a><script>alert(1)</script> [1].',
     "fake_markers": "Refunds take 5 to 10 days [99]. Dispute after 15 [0]. Nope [-1]. Yes [2].",
-    "only_fake_markers": "Refunds take time [99][0][-1] [4-7] [1000000000].",
+    "only_fake_markers": "The refund reaches your Parcelry balance in 5 to 10 business days "
+    "[99][0][-1] [4-7] [1000000000].",
     "internal_looking": f"The playbook title is {CANARY_T} and note {CANARY_M} [2]. "
     "card_id: pb-void-overdue, source_url: https://evil.example [1].",
     "autolink": "Go to <https://evil.example/a> [1].",
     "full_width": "Refunds go back to your balance［１］and dispute later［２，９９］.",
 }
+#: What each reply cites (card ids in first-appearance order) and how many marker numbers it
+#: drops. The context is make_context(): [1] help-void (external), [2] pb-void-overdue
+#: (internal), [3] help-pickup.
+CITED = {
+    "autolink": (["help-void"], 0),
+    "bare_url": (["help-void", "pb-void-overdue"], 0),
+    "data_link": (["pb-void-overdue"], 0),
+    "fake_markers": (["pb-void-overdue"], 3),
+    "full_width": (["help-void", "pb-void-overdue"], 1),
+    "internal_looking": (["pb-void-overdue", "help-void"], 0),
+    "javascript_link": (["help-void"], 0),
+    "markdown_link": (["help-void"], 0),
+    "only_fake_markers": (["help-void"], 8),  # attributed: no valid marker left
+    "raw_html": (["help-void"], 0),
+}
+#: The only URL a citation or source may carry: the card's verified KB url.
+KB_URL_OF = {"help-void": KB_URL, "pb-void-overdue": None}
 
 
 def run(
@@ -63,16 +79,15 @@ def test_hostile_replies_never_become_links(
 ) -> None:
     reply = HOSTILE_REPLIES[case]
     answer = run(llm, embedder, reply, stream=stream)
-    context_ids = {c.id for c in answer.context.chunks}
-    # Citations stay within the retrieved context.
-    assert {c.card_id for c in answer.citations} <= context_ids
-    # Every URL a citation or a source carries came from KB metadata, never from the reply.
-    for c in answer.citations:
-        assert c.source_url is None or c.source_url in KB_URLS
-    for s in answer.sources:
-        assert s["source_url"] is None or s["source_url"] in KB_URLS
+    cited, dropped = CITED[case]
+    # Citations are the valid markers' cards, the rest is counted as dropped.
+    assert [c.card_id for c in answer.citations] == cited
+    assert answer.dropped_markers == dropped
+    # Every URL a citation or a source carries is the card's KB url, never one from the reply.
+    assert [c.source_url for c in answer.citations] == [KB_URL_OF[i] for i in cited]
+    assert [s["source_url"] for s in answer.sources] == [KB_URL_OF[i] for i in cited]
     public = external_sources_only(answer.sources)
-    assert {p.url for p in public} <= KB_URLS
+    assert [p.url for p in public] == ([KB_URL] if "help-void" in cited else [])
     for p in public:
         dumped = p.model_dump_json()
         assert "evil.example" not in dumped and "javascript:" not in dumped
@@ -95,8 +110,19 @@ def test_only_fake_markers_fall_back_to_attribution(
 ) -> None:
     answer = run(llm, embedder, HOSTILE_REPLIES["only_fake_markers"])
     assert answer.dropped_markers == 8  # 99, 0, -1, 4, 5, 6, 7, 1000000000
-    assert all(c.attributed for c in answer.citations)
-    assert {c.card_id for c in answer.citations} <= {c.id for c in answer.context.chunks}
+    assert answer.attributed
+    assert [(c.card_id, c.attributed) for c in answer.citations] == [("help-void", True)]
+    # The attribution marker is inserted into the stored content after the sentence.
+    assert answer.content == HOSTILE_REPLIES["only_fake_markers"][:-1] + " [1]."
+
+
+def test_a_sentence_too_short_to_attribute_cites_nothing(
+    llm: ScriptedOpenAIServer, embedder: Any
+) -> None:
+    answer = run(llm, embedder, "Refunds take time [99][0][-1] [4-7] [1000000000].")
+    assert answer.dropped_markers == 8
+    assert answer.citations == [] and answer.sources == [] and not answer.attributed
+    assert [e.cited for e in answer.events] == [False, False, False]
 
 
 def test_markdown_link_text_marker_is_not_a_citation(

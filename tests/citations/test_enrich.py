@@ -139,6 +139,7 @@ json_values = st.recursive(
 weird_values = json_values | st.builds(object) | st.just(float("nan")) | st.binary(max_size=5)
 logits = (
     st.none()
+    | st.floats(min_value=-20, max_value=20)  # a reranker's usual range: a score is set
     | st.floats()
     | st.integers(min_value=-(10**400), max_value=10**400)
     | st.booleans()
@@ -146,11 +147,12 @@ logits = (
 )
 sources = (
     st.none()
+    | st.sampled_from(["https://help.example/a", "http://kb.example/b?c=d"])  # verified
     | st.text(max_size=30)
     | st.sampled_from(["https://ok.example/a", "javascript:x", "http://", "https://e.example/\x00"])
     | st.integers()
 )
-paths = st.sampled_from(["full", "rrf_only", "dense_only", None, "FULL", 3])
+paths = st.one_of(st.just("full"), st.sampled_from(["rrf_only", "dense_only", None, "FULL", 3]))
 
 
 @st.composite
@@ -162,6 +164,8 @@ def contexts(draw: st.DrawFn) -> tuple[RetrievedContext, list[Citation]]:
             st.one_of(
                 st.dictionaries(st.sampled_from(["license", "url", "x"]), weird_values, max_size=3),
                 weird_values,
+                # A usable or blank license, so the license branch below is exercised too.
+                st.fixed_dictionaries({"license": st.sampled_from(["CC-BY-4.0", "MIT", " ", ""])}),
             )
         )
         c = ContextChunk(id=card_id, text="t")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -14,16 +13,15 @@ from ingest.kbfixtures import CARDS
 
 
 def test_cli_ingest_reports_counts_and_refusals(
-    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, embedder: Any
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The real command, loading the packaged embedder itself."""
     from citewall.config import get_settings
 
     monkeypatch.setenv("CITEWALL_DATA_DIR", str(data_dir))
     monkeypatch.delenv("CITEWALL_DATABASE_URL", raising=False)
     monkeypatch.delenv("CITEWALL_CHROMA_URL", raising=False)
     get_settings.cache_clear()
-    # Reuse the session's embedder instead of loading the model again.
-    monkeypatch.setattr("citewall.retrieval.embedder.load_embedder", lambda _s: embedder)
     kb = tmp_path / "kb.jsonl"
     bad = {**CARDS[2], "url": "https://user:secret@example.com/x"}
     kb.write_text("\n".join(json.dumps(c) for c in [CARDS[0], bad, CARDS[1]]) + "\n")

@@ -55,7 +55,7 @@ def test_incremental_reingest_skips_replaces_and_prunes(
 
     retriever = build_retriever(settings, embedder=embedder, reranker=None)
     ctx = retriever.retrieve("how many days can I get a refund on an annual plan")
-    top = {c.id: c for c in ctx.chunks}[CARDS[0]["id"]]
+    (top,) = [c for c in ctx.chunks if c.id == CARDS[0]["id"]]
     assert "14 days" in top.text  # the replaced text, not the old one
     assert top.metadata["content_hash"] == table[CARDS[0]["id"]]
 

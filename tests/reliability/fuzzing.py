@@ -10,17 +10,25 @@ request with no token and with a bad token must be refused with 401/403 where th
 declares the bearer scheme). Negative mode sends schema-violating input and checks for no 5xx
 and ``ignored_auth`` (``negative_data_rejection`` is not applied: FastAPI ignores unknown query
 parameters by design, and our token header defeats its "missing Authorization" mutation).
+
+Path ids: a generated ``{conversation_id}`` or ``{card_id}`` names no record, so every generated
+case of those routes answers 404. ``real_path_ids`` creates real records through the API (the
+member's conversations) and reads the ingested card ids; in positive mode each of them is also
+sent as an explicit example (``operation.Case(path_parameters=...)``), so the 200 path and its
+response schema are fuzzed too, next to the generated ids.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -31,6 +39,8 @@ from schemathesis.specs.openapi.checks import (
     response_headers_conformance,
     response_schema_conformance,
 )
+
+from .rig import QUESTIONS, Rig
 
 # status_code_conformance is left out: undocumented statuses are counted per operation
 # instead (``undocumented``), because the schema's gaps are a known, reported issue.
@@ -57,12 +67,15 @@ class OperationStats:
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     note: str = ""
+    #: Cases sent with the id of a real record (explicit examples), counted in ``cases``.
+    real_id_cases: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "operation": self.label,
             "mode": self.mode,
             "cases": self.cases,
+            "real_id_cases": self.real_id_cases,
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "server_errors": self.server_errors,
             "undocumented_statuses": {str(k): v for k, v in sorted(self.undocumented.items())},
@@ -83,6 +96,33 @@ def operations(schema: Any) -> list[Any]:
     return [result.ok() for result in schema.get_all_operations()]
 
 
+def real_path_ids(rig: Rig) -> dict[str, list[str]]:
+    """Ids of real records for the path parameters: conversations the member starts here
+    (one with a follow-up turn) and every ingested card."""
+    member, admin = rig.auth("member"), rig.auth("admin")
+    conversations = []
+    for question in QUESTIONS[:3]:
+        r = rig.client.post("/api/v1/chat", json={"message": question}, headers=member)
+        assert r.status_code == 200, r.text
+        conversations.append(r.json()["conversation_id"])
+    follow_up = {"message": QUESTIONS[3], "conversation_id": conversations[0]}
+    assert rig.client.post("/api/v1/chat", json=follow_up, headers=member).status_code == 200
+    page = rig.client.get("/api/v1/admin/cards", params={"limit": 100}, headers=admin).json()
+    return {"conversation_id": conversations, "card_id": [c["id"] for c in page["cards"]]}
+
+
+def real_id_cases(operation: Any, path_ids: Mapping[str, Sequence[str]]) -> list[Any]:
+    """One case per combination of real ids, for an operation whose every path parameter has
+    some (none otherwise)."""
+    names = [p.name for p in operation.path_parameters]
+    if not names or any(not path_ids.get(n) for n in names):
+        return []
+    return [
+        operation.Case(path_parameters=dict(zip(names, ids, strict=True)))
+        for ids in product(*(path_ids[n] for n in names))
+    ]
+
+
 def token_for(label: str, tokens: dict[str, str]) -> dict[str, str]:
     """The bearer header of the role an operation is meant for."""
     who = "admin" if "/admin/" in label else "member"
@@ -90,14 +130,24 @@ def token_for(label: str, tokens: dict[str, str]) -> dict[str, str]:
 
 
 def fuzz_operation(
-    operation: Any, tokens: dict[str, str], *, max_examples: int, negative: bool = False
+    operation: Any,
+    tokens: dict[str, str],
+    *,
+    max_examples: int,
+    negative: bool = False,
+    path_ids: Mapping[str, Sequence[str]] | None = None,
 ) -> OperationStats:
-    """Run up to ``max_examples`` generated cases against ``operation``; count, never raise."""
+    """Run up to ``max_examples`` generated cases against ``operation``; count, never raise.
+
+    In positive mode, a case per real id in ``path_ids`` (see ``real_path_ids``) runs first.
+    """
     mode = GenerationMode.NEGATIVE if negative else GenerationMode.POSITIVE
     stats = OperationStats(operation.label, mode.value)
     headers = token_for(operation.label, tokens)
     checks = NEGATIVE_CHECKS if negative else POSITIVE_CHECKS
     documented = set(operation.definition.raw.get("responses", {}))
+    explicit = [] if negative else real_id_cases(operation, path_ids or {})
+    real_paths = {case.formatted_path for case in explicit}
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(
@@ -110,6 +160,7 @@ def fuzz_operation(
     )
     def run(case: Any) -> None:
         stats.cases += 1
+        stats.real_id_cases += case.formatted_path in real_paths
         try:
             response = case.call(headers=headers)
         except Exception as exc:  # a transport-level crash is a server failure too
@@ -129,6 +180,8 @@ def fuzz_operation(
                 f"{str(exc).strip()[:600]}"
             )
 
+    for case in explicit:
+        run = example(case=case)(run)
     t0 = time.perf_counter()
     try:
         run()

@@ -55,7 +55,6 @@ _UNSAFE = st.sampled_from(
 @given(_VALID)
 def test_generated_valid_urls_are_accepted(url: str) -> None:
     assert url_problem(url) is None, url_problem(url)
-    assert url_problem(url) is None
 
 
 @settings(max_examples=examples(500), deadline=None)
@@ -65,7 +64,6 @@ def test_one_unsafe_character_anywhere_is_refused(url: str, bad: str, where: int
     broken = url[:i] + bad + url[i:]
     problem = url_problem(broken)
     assert problem is not None, repr(broken)
-    assert url_problem(broken) is not None
 
 
 @settings(max_examples=examples(200), deadline=None)

