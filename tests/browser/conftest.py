@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from citewall.evals.bench.server import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = REPO_ROOT / "citewall" / "web_dist"
@@ -67,13 +68,6 @@ def _web_ui_built() -> None:
             f"the web UI is not built ({WEB_DIST}/index.html missing): "
             "run `cd web && npm ci && npm run build` (scripts/install does it)"
         )
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

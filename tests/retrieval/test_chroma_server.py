@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -15,15 +14,14 @@ import httpx
 import pytest
 from ingest.kbfixtures import CARDS, write_jsonl
 
+from citewall.evals.bench.server import free_port
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
 
 
 @pytest.fixture
 def chroma_server(tmp_path: Path) -> Iterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     proc = subprocess.Popen(
         [exe, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "c")],
