@@ -1,7 +1,8 @@
 """Turn a stream of generator deltas into marker-free prose deltas.
 
-A marker can arrive split across deltas (``"[", "1", "]"``), so text after an unclosed ``[`` or
-``［`` is held back until it closes (or the stream ends), and trailing whitespace is held back
+A marker can arrive split across deltas (``"[", "1", "]"``), so text after an unclosed ``[``,
+``［`` or ``【`` is held back until it closes (or the stream ends), a last line that may be a
+footnote definition (``[^1]: ...``) until it ends, and trailing whitespace is held back
 because stripping a following marker may remove it. An unfinished tag (``<`` with no ``>``
 yet) is held back too: how ``prose_only`` escapes it depends on what follows. What is emitted
 is always a prefix of ``prose(everything so far)`` with no unclosed bracket left in it, so the
@@ -13,10 +14,14 @@ split (Markdown code and link syntax can change later what counts as a marker: t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-_OPENERS = "[［"
-_CLOSERS = "]］"
+_OPENERS = "[［【"
+_CLOSERS = "]］】"
+# A last line that may still be a reference or footnote definition (``[^1]: Refund policy``),
+# which ``prose_only`` removes whole once the line is complete.
+_DEFINITION_START = re.compile(r"(?:^|\n)[ \t]{0,3}[\[［【][^\]］】\n]+[\]］】](?::[^\n]*)?\Z")
 
 
 def _open_code_start(text: str) -> int | None:
@@ -42,6 +47,8 @@ def safe_prefix_end(raw: str) -> int:
     """Length of the prefix of ``raw`` that later deltas cannot turn into (part of) a marker,
     nor change the meaning of (a bracket that may yet become a link, an unclosed code span)."""
     end = len(raw)
+    if definition := _DEFINITION_START.search(raw):
+        end = definition.start()
     # A closed bracket at the very end may still become link text (``[1](https://...)``).
     if raw[end - 1 : end] in _CLOSERS:
         opener = max(raw.rfind(c, 0, end) for c in _OPENERS)

@@ -61,11 +61,13 @@ def prose_only(text: str) -> str:
     (``inert_html``), no control or invisible formatting characters (``clean_text``; a stored
     row may predate the cleaning).
 
-    >>> prose_only("Refunds take 5 days [1]. Ask billing [2][3].")
+    >>> prose_only("Refunds take 5 days [1]. Ask billing 【2†source】[^3].")
     'Refunds take 5 days. Ask billing.'
     >>> prose_only('See <a href="https://evil.example">the form</a> [1].')
     'See &lt;a href="https://evil.example">the form&lt;/a>.'
     """
     if not isinstance(text, str):
         return ""
-    return inert_html(defang_links(strip_markers(clean_text(text))))
+    # Definitions first: ``[^1]: Refund policy`` is a footnote, not a claim with a marker in it.
+    text = _REFERENCE_DEF.sub("", clean_text(text))
+    return inert_html(defang_links(strip_markers(text)))

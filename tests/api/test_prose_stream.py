@@ -13,6 +13,8 @@ from citewall.citations.markers import parse_markers
 
 PLAIN = ["Refunds", " take", " 5 days", ".", " ", "[", "]", "1", "2", ",", "-", "［", "］", "１"]
 PLAIN += ["[1]", "[2, 3]", " [1][2]", "\n", "Ask", "[[1]", "1]]"]
+#: Every marker form a model is known to write, and footnote definitions.
+PLAIN += ["【", "】", "3", "†source", "^", "[^1]", "【2†source】", "[[1]]", ":", " policy"]
 #: Raw HTML a model may write: it reaches the member escaped, in the stream as in the answer.
 PLAIN += ["<", "a href=x", ">", "</", "img src=x", "<!--", "?", " 1 < 2", "b>"]
 #: Markdown code and link syntax: inside them brackets are not markers, which later text can

@@ -81,3 +81,26 @@ def test_no_output_holds_markup_and_prose_only_is_idempotent(text: str) -> None:
     assert html_markup(out) == [], out
     assert markdown_raw_html(out) == [], out
     assert prose_only(out) == out
+
+
+#: Marker forms models write; none may reach a member.
+MARKER_FORMS = ["【3】", "【3†source】", "[^1]", "[1†source]", "[[1]]", "［１］", "[2, 3]"]
+
+
+def test_every_marker_form_a_model_writes_is_stripped() -> None:
+    for form in MARKER_FORMS:
+        assert prose_only(f"Refunds take 5 days {form}. Ask billing{form}.") == (
+            "Refunds take 5 days. Ask billing."
+        ), form
+    assert prose_only("Void it [^1].\n\n[^1]: Refund policy") == "Void it.\n\n"
+
+
+variant_chars = st.sampled_from([*"[]【】^†1 2:", "source", "[^1]", "【1†source】", "[[1]]", "a"])
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(variant_chars, max_size=25).map("".join))
+def test_no_marker_form_survives(text: str) -> None:
+    out = prose_only(text)
+    assert parse_markers(out) == []
+    assert prose_only(out) == out
