@@ -1,5 +1,9 @@
 """Security headers on every response (pure ASGI middleware, so streams pass through untouched).
 
+Every response to an authenticated request (any ``/api/...`` path, and any request that carries
+``Authorization``) is ``Cache-Control: no-store``, errors included: admin routes return the whole
+corpus, and no browser or proxy cache may keep what a token was needed to see.
+
 The strict CSP allows only same-origin assets. ``/docs`` and ``/redoc`` load Swagger UI / ReDoc
 from a CDN, so those two pages alone get a CSP that admits the jsDelivr CDN and inline script.
 """
@@ -32,10 +36,20 @@ SECURITY_HEADERS: dict[str, str] = {
 }
 
 
-def headers_for(path: str) -> list[tuple[bytes, bytes]]:
-    """The security headers for a response to ``path``."""
+def is_authenticated(scope: Scope) -> bool:
+    """Whether a request is one whose answer only its token holder may see."""
+    path: str = scope.get("path", "")
+    if path == "/api" or path.startswith("/api/"):
+        return True
+    return any(name.lower() == b"authorization" for name, _ in scope.get("headers", []))
+
+
+def headers_for(path: str, *, authenticated: bool = False) -> list[tuple[bytes, bytes]]:
+    """The security headers for a response to ``path`` (``no-store`` when ``authenticated``)."""
     csp = DOCS_CSP if path in DOCS_PATHS else STRICT_CSP
     pairs = [("Content-Security-Policy", csp), *SECURITY_HEADERS.items()]
+    if authenticated:
+        pairs.append(("Cache-Control", "no-store"))
     return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
 
 
@@ -49,7 +63,7 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = headers_for(scope.get("path", ""))
+        extra = headers_for(scope.get("path", ""), authenticated=is_authenticated(scope))
         names = {k for k, _ in extra}
 
         async def send_with_headers(message: Message) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -144,3 +145,35 @@ def test_readiness_is_503_when_the_database_is_down(env_sqlite: ApiEnv) -> None:
     assert r.status_code == 503
     assert r.json()["checks"]["database"]["ok"] is False
     assert "127.0.0.1" not in r.text  # the unauthenticated probe does not describe the DB
+
+
+def test_every_authenticated_response_is_no_store(env_sqlite: ApiEnv) -> None:
+    """Walk every operation of the OpenAPI schema: anonymous, member and admin calls, success
+    and error answers alike, are never kept by a cache when the route needs a token."""
+    env = env_sqlite
+    c = env.client
+    cid = env.chat("member", INTERNAL_QUESTIONS[0]).json()["conversation_id"]
+    schema = env.app.openapi()
+    secured = 0
+    statuses: set[int] = set()
+    for path, operations in schema["paths"].items():
+        for method, op in operations.items():
+            url = re.sub(r"\{[^}]+\}", cid, path)
+            needs_token = bool(op.get("security"))
+            secured += needs_token
+            for who in (None, "member", "admin"):
+                headers = env.auth(who) if who else {}
+                body: dict[str, str] | None = None
+                if method == "post":  # search succeeds; chat's empty body is a 422
+                    body = {"query": "labels"} if path.endswith("/search") else {}
+                r = c.request(method.upper(), url, headers=headers, json=body)
+                statuses.add(r.status_code)
+                if needs_token or who:
+                    assert r.headers.get("cache-control") == "no-store", (method, url, who, r)
+    assert secured >= 10 and {200, 401, 403, 422} <= statuses, (secured, statuses)
+    # Also what no route answers: an unknown API path, and a stream.
+    assert c.get("/api/v1/nope").headers["cache-control"] == "no-store"
+    stream = c.post("/api/v1/chat/stream", json={"message": "Hi"}, headers=env.auth("member"))
+    assert stream.headers["cache-control"] == "no-store"
+    # Public pages stay cacheable as before.
+    assert "no-store" not in c.get("/healthz").headers.get("cache-control", "")

@@ -126,5 +126,5 @@ def chat_stream(
     return StreamingResponse(
         events(),
         media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        headers={"X-Accel-Buffering": "no"},  # no-store comes from the headers middleware
     )
