@@ -157,13 +157,15 @@ async def _load(
 def run_path(
     name: str,
     env: dict[str, str],
-    token: str,
+    tokens: tuple[str, str],
     questions: list[str],
     clients: int,
     duration_s: float,
     warmup: int,
 ) -> dict[str, Any]:
-    """Start a server for one path, warm it up, load it, stop it."""
+    """Start a server for one path, warm it up, load it, stop it. ``tokens``: a member's (the
+    load) and an admin's (the reranker state from /readyz)."""
+    token, admin = tokens
     import httpx
 
     port = free_port()
@@ -184,7 +186,8 @@ def run_path(
                     json={"message": q},
                     headers={"Authorization": f"Bearer {token}"},
                 ).raise_for_status()
-            reranker = c.get(f"{base}/readyz").json()["checks"]["retrieval"]["reranker"]
+            ready = c.get(f"{base}/readyz", headers={"Authorization": f"Bearer {admin}"})
+            reranker = ready.json()["checks"]["retrieval"]["reranker"]
         load1 = os.getloadavg()[0]
         result = asyncio.run(_load(base, token, questions, clients, duration_s))
         result.update(path=name, reranker=reranker, loadavg_1m_before=round(load1, 2))
@@ -273,11 +276,16 @@ def api(
         _cli("ingest", str(kb_path), "--no-progress", env=base_env)
         token = _cli("users", "add", "bench-member", "--role", "member", env=base_env)
         token = token.strip().splitlines()[-1]
+        # /readyz tells which reranker ran to admins only.
+        admin = _cli("users", "add", "bench-admin", "--role", "admin", env=base_env)
+        admin = admin.strip().splitlines()[-1]
         questions = load_questions(kb_path)
         results = []
         for name in wanted:
             typer.echo(f"path {name}: {clients} clients for {duration:.0f} s...", err=True)
-            results.append(run_path(name, envs[name], token, questions, clients, duration, warmup))
+            results.append(
+                run_path(name, envs[name], (token, admin), questions, clients, duration, warmup)
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report = {
