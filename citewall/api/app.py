@@ -8,6 +8,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from citewall import __version__
+from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import SecurityHeadersMiddleware
 from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
@@ -35,6 +36,10 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         openapi_url="/openapi.json",
+        # Served by api/docs.py from packaged assets (FastAPI's pages load them from a CDN).
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
         default_response_class=EncodableJSONResponse,
     )
     app.state.runtime = runtime
@@ -43,6 +48,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     install_error_handlers(app)
     for module in (chat, conversations, search, me, admin, health):
         app.include_router(module.router)
+    app.include_router(build_docs_router())
     app.include_router(build_spa_router())  # last: its catch-all must not shadow the API
     # Innermost first: errors -> metrics -> security headers (outermost, so every response).
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))

@@ -4,8 +4,8 @@ Every response to an authenticated request (any ``/api/...`` path, and any reque
 ``Authorization``) is ``Cache-Control: no-store``, errors included: admin routes return the whole
 corpus, and no browser or proxy cache may keep what a token was needed to see.
 
-The strict CSP allows only same-origin assets. ``/docs`` and ``/redoc`` load Swagger UI / ReDoc
-from a CDN, so those two pages alone get a CSP that admits the jsDelivr CDN and inline script.
+The strict CSP allows only same-origin assets, on every page: the web UI and the API docs
+(``api/docs.py`` serves Swagger UI from packaged files, with no inline script) alike.
 """
 
 from __future__ import annotations
@@ -17,15 +17,6 @@ STRICT_CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"
 )
-#: Only for the interactive API docs pages (their HTML pulls assets from jsDelivr).
-DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-    "font-src 'self' https://fonts.gstatic.com; connect-src 'self'; worker-src 'self' blob:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-)
-DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 
 SECURITY_HEADERS: dict[str, str] = {
     "X-Content-Type-Options": "nosniff",
@@ -44,17 +35,16 @@ def is_authenticated(scope: Scope) -> bool:
     return any(name.lower() == b"authorization" for name, _ in scope.get("headers", []))
 
 
-def headers_for(path: str, *, authenticated: bool = False) -> list[tuple[bytes, bytes]]:
-    """The security headers for a response to ``path`` (``no-store`` when ``authenticated``)."""
-    csp = DOCS_CSP if path in DOCS_PATHS else STRICT_CSP
-    pairs = [("Content-Security-Policy", csp), *SECURITY_HEADERS.items()]
+def headers_for(*, authenticated: bool = False) -> list[tuple[bytes, bytes]]:
+    """The security headers for a response (with ``no-store`` when ``authenticated``)."""
+    pairs = [("Content-Security-Policy", STRICT_CSP), *SECURITY_HEADERS.items()]
     if authenticated:
         pairs.append(("Cache-Control", "no-store"))
     return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
 
 
 class SecurityHeadersMiddleware:
-    """Adds ``headers_for(path)`` to every HTTP response, replacing any same-named header."""
+    """Adds ``headers_for(...)`` to every HTTP response, replacing any same-named header."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -63,7 +53,7 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = headers_for(scope.get("path", ""), authenticated=is_authenticated(scope))
+        extra = headers_for(authenticated=is_authenticated(scope))
         names = {k for k, _ in extra}
 
         async def send_with_headers(message: Message) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from citewall.api.headers import DOCS_CSP, STRICT_CSP
+from citewall.api.docs import VENDOR_ASSETS
+from citewall.api.headers import STRICT_CSP
 from citewall.api.spa import build_spa_router
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
@@ -47,10 +48,26 @@ def test_security_headers_on_every_kind_of_response(env_sqlite: ApiEnv) -> None:
     ]
     for r in responses:
         assert_secure(dict(r.headers))
-    for path in ("/docs", "/redoc"):
-        r = c.get(path)
-        assert r.status_code == 200
-        assert_secure(dict(r.headers), DOCS_CSP)
+    r = c.get("/docs")
+    assert r.status_code == 200
+    assert_secure(dict(r.headers))  # the API docs live under the strict CSP too
+
+
+def test_api_docs_are_served_from_packaged_assets(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    page = c.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "http" not in page.text and "<script>" not in page.text  # no CDN, no inline script
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(s.startswith("/docs/assets/") for s in sources), sources
+    for name in [*VENDOR_ASSETS, "swagger-init.js"]:
+        r = c.get(f"/docs/assets/{name}")
+        assert r.status_code == 200 and len(r.content) > 100, name
+        assert_secure(dict(r.headers))
+    assert "SwaggerUIBundle" in c.get("/docs/assets/swagger-init.js").text
+    for missing in ("redoc.standalone.js", "..%2F..%2Fcore.py", "nope.js"):
+        assert c.get(f"/docs/assets/{missing}").status_code == 404, missing
+    assert "redoc" not in c.get("/redoc").text.lower()  # ReDoc is not served
 
 
 def test_unexpected_errors_are_a_generic_logged_500_with_headers(env_sqlite: ApiEnv) -> None:

@@ -25,8 +25,12 @@ from .leakcheck import Leak, check_response
 HIDDEN_ROUTES: dict[str, list[str]] = {
     "/openapi.json": ["/openapi.json"],
     "/docs": ["/docs"],
-    "/docs/oauth2-redirect": ["/docs/oauth2-redirect"],
-    "/redoc": ["/redoc"],
+    "/docs/assets/swagger-init.js": ["/docs/assets/swagger-init.js"],
+    "/docs/assets/{name}": [
+        "/docs/assets/swagger-ui.css",
+        "/docs/assets/favicon.png",
+        "/docs/assets/{internal_card}",
+    ],
     "/{full_path:path}": [
         "/",
         "/index.html",
