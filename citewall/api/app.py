@@ -15,7 +15,7 @@ from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, b
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import admin, chat, conversations, health, me, search
-from citewall.api.spa import build_spa_router
+from citewall.api.spa import install_spa
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -49,7 +49,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     for module in (chat, conversations, search, me, admin, health):
         app.include_router(module.router)
     app.include_router(build_docs_router())
-    app.include_router(build_spa_router())  # last: its catch-all must not shadow the API
+    install_spa(app)  # the fallback: only what no route answers (405s and redirects first)
     # Innermost first: errors -> metrics -> security headers (outermost, so every response).
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
     app.add_middleware(UnexpectedErrorMiddleware)

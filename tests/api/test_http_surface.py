@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from citewall.api.docs import VENDOR_ASSETS
 from citewall.api.headers import STRICT_CSP
-from citewall.api.spa import build_spa_router
+from citewall.api.spa import install_spa
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
 
@@ -101,7 +101,7 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
     (dist / "assets" / "app.js").write_text("console.log(1)")
     (tmp_path / "secret.txt").write_text("outside")
     app = FastAPI()
-    app.include_router(build_spa_router(dist))
+    install_spa(app, dist)
     c = TestClient(app)
     assert c.get("/").text.startswith("<!doctype html>")
     assert c.get("/chat/123").text.startswith("<!doctype html>")  # client route
@@ -115,7 +115,7 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
 
 def test_without_a_build_root_explains_how_to_build(tmp_path: Path) -> None:
     app = FastAPI()
-    app.include_router(build_spa_router(tmp_path / "none"))
+    install_spa(app, tmp_path / "none")
     r = TestClient(app).get("/")
     assert r.status_code == 200 and "npm run build" in r.text
     assert TestClient(app).get("/chat/1").status_code == 404
@@ -211,3 +211,48 @@ def test_readiness_details_need_an_admin_token(env_sqlite: ApiEnv) -> None:
         assert reranker_path in admin.json()["checks"]["retrieval"]["reranker"]["status"]
     finally:
         retriever.reranker_status = saved
+
+
+def test_a_known_path_with_the_wrong_method_is_405_with_allow(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    member = env_sqlite.auth("member")
+    for method, path, allow in [
+        ("GET", "/api/v1/chat", "POST"),
+        ("GET", "/api/v1/chat/stream", "POST"),
+        ("GET", "/api/v1/search", "POST"),
+        ("DELETE", "/api/v1/conversations", "GET"),
+        ("POST", "/healthz", "GET"),
+    ]:
+        r = c.request(method, path, headers=member)
+        assert r.status_code == 405, (method, path, r.status_code, r.text[:80])
+        assert r.headers["allow"] == allow and r.json()["detail"], (method, path)
+        assert r.headers["content-type"].startswith("application/json")
+    # An unknown API path is a 404 whatever the method.
+    assert c.post("/api/v1/nope", json={}).status_code == 404
+    assert c.get("/api/v1/nope").status_code == 404
+
+
+def test_operational_paths_with_a_trailing_slash_never_reach_the_spa(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    for path in ("/healthz/", "/readyz/", "/metrics/", "/docs/", "/openapi.json/"):
+        r = c.get(path, follow_redirects=False)
+        assert r.status_code in {307, 308}, (path, r.status_code)
+        assert r.headers["location"].endswith(path.rstrip("/")), (path, r.headers["location"])
+        assert c.get(path).status_code == 200, path
+    assert c.get("/healthz/").json() == {"status": "ok"}
+    assert c.get("/metrics/").headers["content-type"].startswith("text/plain")
+
+
+def test_malformed_json_is_a_400_as_documented(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    member = env_sqlite.auth("member")
+    schema = env_sqlite.app.openapi()
+    for path in ("/api/v1/chat", "/api/v1/chat/stream", "/api/v1/search"):
+        assert "400" in schema["paths"][path]["post"]["responses"], path
+        for body in (b'{"message": "hi"', b"not json", b'{"message": "hi",}', b"\xff\xfe"):
+            r = c.post(path, content=body, headers={**member, "Content-Type": "application/json"})
+            assert r.status_code == 400, (path, body, r.status_code, r.text)
+            assert isinstance(r.json()["detail"], str) and "JSON" in r.json()["detail"]
+    # Well-formed JSON of the wrong shape stays a 422 naming the field.
+    r = c.post("/api/v1/chat", json={"message": 5}, headers=member)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "message"]

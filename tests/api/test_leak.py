@@ -31,7 +31,7 @@ HIDDEN_ROUTES: dict[str, list[str]] = {
         "/docs/assets/favicon.png",
         "/docs/assets/{internal_card}",
     ],
-    "/{full_path:path}": [
+    "(the web UI, the fallback for what no route answers)": [
         "/",
         "/index.html",
         "/chat/some-conversation",
