@@ -8,13 +8,14 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from citewall import __version__
+from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import SecurityHeadersMiddleware
 from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import admin, chat, conversations, health, me, search
-from citewall.api.spa import build_spa_router
+from citewall.api.spa import install_spa
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -35,6 +36,10 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         openapi_url="/openapi.json",
+        # Served by api/docs.py from packaged assets (FastAPI's pages load them from a CDN).
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
         default_response_class=EncodableJSONResponse,
     )
     app.state.runtime = runtime
@@ -43,7 +48,8 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     install_error_handlers(app)
     for module in (chat, conversations, search, me, admin, health):
         app.include_router(module.router)
-    app.include_router(build_spa_router())  # last: its catch-all must not shadow the API
+    app.include_router(build_docs_router())
+    install_spa(app)  # the fallback: only what no route answers (405s and redirects first)
     # Innermost first: errors -> metrics -> security headers (outermost, so every response).
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
     app.add_middleware(UnexpectedErrorMiddleware)

@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from citewall.api.limits import SlidingWindowLimiter
-from citewall.errors import AuthError, PermissionDeniedError, StorageError
+from citewall.errors import AuthError, CitewallError, PermissionDeniedError, StorageError
 from citewall.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -101,3 +102,24 @@ def get_admin_user(user: CurrentUser) -> Any:
 
 
 AdminUser = Annotated[Any, Depends(get_admin_user)]
+
+
+def is_admin_caller(request: Request, runtime: Runtime) -> bool:
+    """Whether ``request`` carries a valid admin bearer token, for a route that is open to
+    everyone but tells admins more (``/readyz``). Never raises and never answers 401: a token
+    that is missing, unknown or cannot be checked (the database down) simply counts as none.
+    """
+    from citewall.storage import users
+
+    scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        return False
+    try:
+        with runtime.session_factory() as session:
+            user = users.authenticate(session, token)
+            session.commit()  # authenticate may note the token's last use
+    except (CitewallError, SQLAlchemyError) as exc:
+        logger.warning("readiness: could not check a token: %s", exc.__class__.__name__)
+        return False
+    return user is not None and user.role == "admin"

@@ -97,9 +97,16 @@ async def _citewall_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     return error_response(exc)
 
 
+#: What a body that is not JSON gets (400, as documented), whatever the parser's complaint.
+NOT_JSON = "the request body is not valid JSON; send a JSON object (Content-Type: application/json)"
+
+
 async def _validation_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     # FastAPI's default echoes the offending input back; keep location and message only.
     assert isinstance(exc, RequestValidationError)
+    if any(err.get("type") == "json_invalid" for err in exc.errors()):
+        # Not a field problem: the body could not be parsed at all.
+        return EncodableJSONResponse({"detail": NOT_JSON}, status_code=400)
     problems = [
         {
             "loc": [str(p) for p in err.get("loc", ())],

@@ -1,7 +1,11 @@
 """Security headers on every response (pure ASGI middleware, so streams pass through untouched).
 
-The strict CSP allows only same-origin assets. ``/docs`` and ``/redoc`` load Swagger UI / ReDoc
-from a CDN, so those two pages alone get a CSP that admits the jsDelivr CDN and inline script.
+Every response to an authenticated request (any ``/api/...`` path, and any request that carries
+``Authorization``) is ``Cache-Control: no-store``, errors included: admin routes return the whole
+corpus, and no browser or proxy cache may keep what a token was needed to see.
+
+The strict CSP allows only same-origin assets, on every page: the web UI and the API docs
+(``api/docs.py`` serves Swagger UI from packaged files, with no inline script) alike.
 """
 
 from __future__ import annotations
@@ -13,15 +17,6 @@ STRICT_CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"
 )
-#: Only for the interactive API docs pages (their HTML pulls assets from jsDelivr).
-DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-    "font-src 'self' https://fonts.gstatic.com; connect-src 'self'; worker-src 'self' blob:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-)
-DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 
 SECURITY_HEADERS: dict[str, str] = {
     "X-Content-Type-Options": "nosniff",
@@ -32,15 +27,24 @@ SECURITY_HEADERS: dict[str, str] = {
 }
 
 
-def headers_for(path: str) -> list[tuple[bytes, bytes]]:
-    """The security headers for a response to ``path``."""
-    csp = DOCS_CSP if path in DOCS_PATHS else STRICT_CSP
-    pairs = [("Content-Security-Policy", csp), *SECURITY_HEADERS.items()]
+def is_authenticated(scope: Scope) -> bool:
+    """Whether a request is one whose answer only its token holder may see."""
+    path: str = scope.get("path", "")
+    if path == "/api" or path.startswith("/api/"):
+        return True
+    return any(name.lower() == b"authorization" for name, _ in scope.get("headers", []))
+
+
+def headers_for(*, authenticated: bool = False) -> list[tuple[bytes, bytes]]:
+    """The security headers for a response (with ``no-store`` when ``authenticated``)."""
+    pairs = [("Content-Security-Policy", STRICT_CSP), *SECURITY_HEADERS.items()]
+    if authenticated:
+        pairs.append(("Cache-Control", "no-store"))
     return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
 
 
 class SecurityHeadersMiddleware:
-    """Adds ``headers_for(path)`` to every HTTP response, replacing any same-named header."""
+    """Adds ``headers_for(...)`` to every HTTP response, replacing any same-named header."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -49,7 +53,7 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = headers_for(scope.get("path", ""))
+        extra = headers_for(authenticated=is_authenticated(scope))
         names = {k for k, _ in extra}
 
         async def send_with_headers(message: Message) -> None:

@@ -1,20 +1,27 @@
 """Turn a stream of generator deltas into marker-free prose deltas.
 
-A marker can arrive split across deltas (``"[", "1", "]"``), so text after an unclosed ``[`` or
-``［`` is held back until it closes (or the stream ends), and trailing whitespace is held back
-because stripping a following marker may remove it. What is emitted is always a prefix of
-``prose(everything so far)`` with no unclosed bracket left in it, so the concatenation of
-emitted deltas is marker-free; for plain prose it ends equal to the final prose whatever the
+A marker can arrive split across deltas (``"[", "1", "]"``), so text after an unclosed ``[``,
+``［`` or ``【`` is held back until it closes (or the stream ends), a last line that may be a
+footnote definition (``[^1]: ...``) until it ends, and trailing whitespace is held back
+because stripping a following marker may remove it. An unfinished tag (``<`` with no ``>``
+yet) is held back too: how ``prose_only`` escapes it depends on what follows. What is emitted
+is always a prefix of ``prose(everything so far)`` with no unclosed bracket left in it, so the
+concatenation of emitted deltas is marker-free and tag-free; for plain prose (raw HTML
+included) it ends equal to the final prose whatever the
 split (Markdown code and link syntax can change later what counts as a marker: there the
 ``final`` event's answer is authoritative).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-_OPENERS = "[［"
-_CLOSERS = "]］"
+_OPENERS = "[［【"
+_CLOSERS = "]］】"
+# A last line that may still be a reference or footnote definition (``[^1]: Refund policy``),
+# which ``prose_only`` removes whole once the line is complete.
+_DEFINITION_START = re.compile(r"(?:^|\n)[ \t]{0,3}[\[［【][^\]］】\n]+[\]］】](?::[^\n]*)?\Z")
 
 
 def _open_code_start(text: str) -> int | None:
@@ -40,6 +47,8 @@ def safe_prefix_end(raw: str) -> int:
     """Length of the prefix of ``raw`` that later deltas cannot turn into (part of) a marker,
     nor change the meaning of (a bracket that may yet become a link, an unclosed code span)."""
     end = len(raw)
+    if definition := _DEFINITION_START.search(raw):
+        end = definition.start()
     # A closed bracket at the very end may still become link text (``[1](https://...)``).
     if raw[end - 1 : end] in _CLOSERS:
         opener = max(raw.rfind(c, 0, end) for c in _OPENERS)
@@ -63,8 +72,16 @@ def safe_prefix_end(raw: str) -> int:
     code = _open_code_start(raw[:end])
     if code is not None:  # inside code, brackets are not markers: wait for the span to close
         end = code
-    while end > 0 and raw[end - 1].isspace():
-        end -= 1
+    # Trailing whitespace may go with a marker stripped later. A ``<`` that ends the text is
+    # escaped by ``prose_only`` (the same ``<`` followed by a space is not), so neither a
+    # trailing ``<`` nor a trailing ``&lt;`` (in prose, it may be that ``<``) is final yet.
+    while end > 0:
+        if raw[end - 1].isspace() or raw[end - 1] == "<":
+            end -= 1
+        elif raw.endswith("&lt;", 0, end):
+            end -= len("&lt;")
+        else:
+            break
     return end
 
 

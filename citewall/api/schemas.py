@@ -34,6 +34,7 @@ __all__ = [
     "SearchResponsePublic",
     "SearchResultPublic",
     "SourcePublic",
+    "UnreadableStored",
 ]
 
 
@@ -148,14 +149,29 @@ class MePublic(_Public):
 # -- admin responses (full data) -------------------------------------------------------------
 
 
+class UnreadableStored(BaseModel):
+    """A stored value that is not the object it should be (``null``, a JSON string, a number, a
+    list): an admin view shows it marked, as stored, instead of failing the whole page."""
+
+    unreadable: Literal[True] = True
+    #: What is wrong, for a person: "stored source is not an object (a string)".
+    title: str
+    #: The stored value as JSON text, at most ``UNREADABLE_RAW_CHARS`` characters.
+    raw: str
+
+
 class AdminMessage(BaseModel):
-    """A stored message exactly as kept: content with markers, every source."""
+    """A stored message exactly as kept: content with markers, every source.
+
+    A stored source or ``timings`` value that is not an object is served as an
+    ``UnreadableStored`` placeholder in its place (``timings``: its dump), never dropped.
+    """
 
     id: str
     seq: int
     role: str
     content: str
-    sources: list[dict[str, Any]]
+    sources: list[dict[str, Any] | UnreadableStored]
     hybrid_path: str | None
     timings: dict[str, Any] | None
     generator: str | None

@@ -1,15 +1,20 @@
 """Serve the built web UI (``citewall/web_dist``) with an index.html fallback for client routes.
 
-``/api/...`` paths are never answered with the SPA (an unknown API path is a JSON 404). When
-the build is absent, ``/`` answers a short page saying how to build it.
+The UI is the router's fallback (``Router.default``), not a catch-all route, so it answers only
+what no route does: a known path asked with the wrong method stays a 405 with ``Allow``
+(``GET /api/v1/chat``), and a route's path with a trailing slash is redirected to the route
+(``/healthz/`` -> ``/healthz``) instead of serving index.html. ``/api/...`` paths are never
+answered with the UI (an unknown API path is a JSON 404). When the build is absent, ``/``
+answers a short page saying how to build it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, HTTPException
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
 
@@ -22,27 +27,44 @@ NOT_BUILT = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 </body></html>
 """
 
+#: The UI is read-only: these are the methods it answers.
+UI_METHODS = ("GET", "HEAD")
 
-def build_spa_router(dist: Path = WEB_DIST) -> APIRouter:
-    """A router with a hidden catch-all GET that serves files from ``dist``."""
-    router = APIRouter(include_in_schema=False)
 
-    @router.get("/{full_path:path}")
-    def spa(full_path: str) -> Response:
-        if full_path == "api" or full_path.startswith("api/"):
-            raise HTTPException(status_code=404, detail="no such API route")
-        index = dist / "index.html"
-        if not index.is_file():
-            if full_path in {"", "index.html"}:
-                return HTMLResponse(NOT_BUILT)
+def spa_response(dist: Path, path: str, method: str) -> Response:
+    """What the UI answers for ``path`` (no leading slash); raises ``HTTPException`` otherwise."""
+    if path == "api" or path.startswith("api/"):
+        raise HTTPException(status_code=404, detail="no such API route")
+    if method not in UI_METHODS:
+        raise HTTPException(status_code=405, headers={"Allow": ", ".join(UI_METHODS)})
+    index = dist / "index.html"
+    if not index.is_file():
+        if path in {"", "index.html"}:
+            return HTMLResponse(NOT_BUILT)
+        raise HTTPException(status_code=404, detail="not found")
+    if path:
+        candidate = (dist / path).resolve()
+        # Never serve outside the build directory (``..`` or symlinks).
+        if candidate.is_relative_to(dist.resolve()) and candidate.is_file():
+            return FileResponse(candidate)
+        if "." in path.rsplit("/", 1)[-1]:
             raise HTTPException(status_code=404, detail="not found")
-        if full_path:
-            candidate = (dist / full_path).resolve()
-            # Never serve outside the build directory (``..`` or symlinks).
-            if candidate.is_relative_to(dist.resolve()) and candidate.is_file():
-                return FileResponse(candidate)
-            if "." in full_path.rsplit("/", 1)[-1]:
-                raise HTTPException(status_code=404, detail="not found")
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
-    return router
+
+def build_spa_app(dist: Path = WEB_DIST) -> ASGIApp:
+    """The UI as an ASGI app for ``Router.default``: what no route of the app answers."""
+
+    async def spa(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # no websocket routes: refuse like Starlette's default
+            raise HTTPException(status_code=404)
+        scope["endpoint"] = spa  # metrics label it "static", not "unmatched"
+        response = spa_response(dist, scope["path"].lstrip("/"), scope["method"])
+        await response(scope, receive, send)
+
+    return spa
+
+
+def install_spa(app: FastAPI, dist: Path = WEB_DIST) -> None:
+    """Serve the UI from ``dist`` for every request no route of ``app`` answers."""
+    app.router.default = build_spa_app(dist)

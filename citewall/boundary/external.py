@@ -11,6 +11,10 @@ invisible formatting character (a bidi override in a hostile public card) reache
 What is returned is rebuilt from allowlisted data alone: an internal card
 (no url) never appears, and an external card's internal metadata keys (author, path,
 content_hash, owner notes...) never travel, even from legacy rows stored before the allowlist.
+
+A ``retrieved_score`` is served only when the answer's ``hybrid_path`` is ``"full"`` (DESIGN.md:
+the score exists only for reranked answers). The path is a required argument, so no caller can
+forget it, and a legacy or corrupt row that stored a score under another path serves none.
 """
 
 from __future__ import annotations
@@ -33,19 +37,26 @@ __all__ = ["EXCERPT_CHARS", "METADATA_ALLOWLIST", "SourcePublic", "external_sour
 EXCERPT_CHARS = 280
 
 
-def external_sources_only(sources: Iterable[Mapping[str, Any]]) -> list[SourcePublic]:
+def external_sources_only(
+    sources: Iterable[Mapping[str, Any]], *, hybrid_path: str | None
+) -> list[SourcePublic]:
     """Keep the external sources and rebuild each from allowlisted data only.
 
     ``sources`` are stored sources (``StoredSource.model_dump()`` dicts; legacy rows with
     metadata as a JSON string or with ``id`` instead of ``card_id`` are accepted). A malformed
-    row is skipped, never raised on. Duplicate card ids keep the first.
+    row is skipped, never raised on. Duplicate card ids keep the first. ``hybrid_path`` is the
+    path of the answer (or search) the sources belong to: scores are kept only on ``"full"``.
 
     >>> rows = [{"card_id": "pub", "title": "Refunds", "text": "Refunds take 5 days.",
+    ...          "retrieved_score": 87.0,
     ...          "metadata": {"url": "https://help.example/r", "author": "ann"}},
     ...         {"card_id": "playbook", "title": "Internal", "metadata": {"author": "bob"}}]
-    >>> [(s.card_id, s.url, s.metadata) for s in external_sources_only(rows)]
+    >>> [(s.card_id, s.url, s.metadata) for s in external_sources_only(rows, hybrid_path="full")]
     [('pub', 'https://help.example/r', {'url': 'https://help.example/r'})]
+    >>> [s.retrieved_score for s in external_sources_only(rows, hybrid_path="rrf_only")]
+    [None]
     """
+    scored = hybrid_path == "full"
     out: list[SourcePublic] = []
     seen: set[str] = set()
     try:
@@ -54,7 +65,7 @@ def external_sources_only(sources: Iterable[Mapping[str, Any]]) -> list[SourcePu
         return []
     for row in rows:
         try:
-            public = _public(row)
+            public = _public(row, scored=scored)
         except Exception:
             continue
         if public is not None and public.card_id not in seen:
@@ -80,7 +91,7 @@ def _allowlisted(metadata: object) -> dict[str, str]:
     }
 
 
-def _public(row: object) -> SourcePublic | None:
+def _public(row: object, *, scored: bool) -> SourcePublic | None:
     if isinstance(row, BaseModel):  # a StoredSource passed as a model rather than a dict
         row = row.model_dump(mode="json")
     if not isinstance(row, Mapping):
@@ -99,7 +110,7 @@ def _public(row: object) -> SourcePublic | None:
         title=title,
         url=url,
         license=licence,
-        retrieved_score=_score(row.get("retrieved_score")),
+        retrieved_score=_score(row.get("retrieved_score")) if scored else None,
         excerpt=_excerpt(row.get("text")),
         metadata=meta,
     )

@@ -5,6 +5,14 @@ Model text never becomes a link (DESIGN.md): besides the web UI's renderer, whic
 anchors from answer text, the server turns Markdown link, image and autolink syntax into plain
 text, so a client that renders the answer as Markdown cannot make a link from it either.
 The URL a model wrote may remain as plain text.
+
+Raw HTML is made inert by escaping, not by removing tags: every ``<`` that could open markup
+(a tag, an end tag, a comment, a declaration or a processing instruction) becomes ``&lt;``.
+Escaping loses nothing the model wrote (``a<b`` or "the ``<br>`` tag" keep their words), it is
+decided by the one character after ``<`` (so a stream holds back at most the ``<`` being typed),
+and every Markdown renderer, HTML enabled or not, shows ``&lt;`` as ``<``. It applies inside code
+spans too: a client's idea of where code starts may differ from ours (a backslash-escaped
+backtick), and a tag is inert only if no parser can see one.
 """
 
 from __future__ import annotations
@@ -21,6 +29,10 @@ _IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
 _LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
 _REFERENCE_DEF = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+.*$")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto|javascript|data|vbscript|file):[^<>\s]*)>", re.I)
+# What an HTML parser (and CommonMark's raw HTML) opens markup with: ``<`` before an ASCII letter,
+# ``/``, ``!`` or ``?``. A ``<`` that ends the text is escaped too, so that text a client places
+# after the answer cannot complete a tag.
+_MARKUP_OPEN = re.compile(r"<(?=[A-Za-z/!?]|\Z)")
 
 
 def defang_links(text: str) -> str:
@@ -35,13 +47,27 @@ def defang_links(text: str) -> str:
     return _AUTOLINK.sub(lambda m: m.group(1), text)
 
 
-def prose_only(text: str) -> str:
-    """The answer as a member sees it: markers removed, no Markdown link syntax, no control or
-    invisible formatting characters (``clean_text``; a stored row may predate the cleaning).
+def inert_html(text: str) -> str:
+    """Every ``<`` that could open HTML markup, as the entity ``&lt;``.
 
-    >>> prose_only("Refunds take 5 days [1]. Ask billing [2][3].")
+    >>> inert_html('<img src=x onerror=alert(1)> and 1 < 2 </b>')
+    '&lt;img src=x onerror=alert(1)> and 1 < 2 &lt;/b>'
+    """
+    return _MARKUP_OPEN.sub("&lt;", text)
+
+
+def prose_only(text: str) -> str:
+    """The answer as a member sees it: markers removed, no Markdown link syntax, HTML inert
+    (``inert_html``), no control or invisible formatting characters (``clean_text``; a stored
+    row may predate the cleaning).
+
+    >>> prose_only("Refunds take 5 days [1]. Ask billing 【2†source】[^3].")
     'Refunds take 5 days. Ask billing.'
+    >>> prose_only('See <a href="https://evil.example">the form</a> [1].')
+    'See &lt;a href="https://evil.example">the form&lt;/a>.'
     """
     if not isinstance(text, str):
         return ""
-    return defang_links(strip_markers(clean_text(text)))
+    # Definitions first: ``[^1]: Refund policy`` is a footnote, not a claim with a marker in it.
+    text = _REFERENCE_DEF.sub("", clean_text(text))
+    return inert_html(defang_links(strip_markers(text)))

@@ -1,4 +1,8 @@
-"""Citation markers in answer text: ``[1]``, ``[1, 3]``, ``[1-3]``, ``[1][2]``, ``［１］``.
+"""Citation markers in answer text: ``[1]``, ``[1, 3]``, ``[1-3]``, ``[1][2]``, ``［１］``, and
+the other forms models are known to write: ``【1】``, ``【1†source】``, ``[1†source]``, ``[^1]``
+(a footnote reference) and ``[[1]]``. One grammar serves parsing (reconciliation cites them) and
+stripping (members never see them). ``【4:0†source】`` (a retrieval-tool reference whose numbers
+are not context numbers) is a marker too, stripped but never cited: it counts as dropped.
 
 Pure functions, no I/O. Parsing never raises and never allocates a huge range: a range wider
 than ``MAX_RANGE`` or a number above ``MAX_NUMBER`` is not expanded but counted in
@@ -26,6 +30,8 @@ _FOLD = str.maketrans(
     {
         "［": "[",
         "］": "]",
+        "【": "[",
+        "】": "]",
         "，": ",",
         "、": ",",
         "－": "-",
@@ -40,8 +46,16 @@ _FOLD = str.maketrans(
 
 _NUM = r"-?[0-9]+"
 _ITEM = rf"{_NUM}(?:[ \t]*-[ \t]*{_NUM})?"
-#: A marker: bracketed, comma-separated numbers or ranges (after folding).
-MARKER_PATTERN = rf"\[[ \t]*{_ITEM}(?:[ \t]*,[ \t]*{_ITEM})*[ \t]*,?[ \t]*\]"
+#: The dagger and the label after it in ``【3†source】``: never part of the numbers.
+_LABEL = r"†[^\[\]\n]{0,200}"
+# Numbers or ranges, comma-separated, optionally a footnote caret before and a label after;
+# or a retrieval-tool reference ``4:0†label`` (not cited, see ``_parse_numbers``).
+_BODY = (
+    rf"\^?[ \t]*{_ITEM}(?:[ \t]*,[ \t]*{_ITEM})*[ \t]*,?[ \t]*(?:{_LABEL})?"
+    rf"|[0-9]+:[0-9]+[ \t]*{_LABEL}"
+)
+#: A marker (after folding): ``[body]`` or ``[[body]]``.
+MARKER_PATTERN = rf"(?:\[\[(?:{_BODY})\]\]|\[(?:{_BODY})\])"
 _MARKER = re.compile(MARKER_PATTERN)
 _ITEM_RE = re.compile(rf"({_NUM})(?:[ \t]*-[ \t]*({_NUM}))?")
 
@@ -110,7 +124,10 @@ def _marker_matches(text: str) -> list[re.Match[str]]:
     return [m for m in _MARKER.finditer(folded) if not _inside(m.start(), spans)]
 
 
-def _parse_numbers(body: str) -> tuple[tuple[int, ...], int]:
+def _parse_numbers(marker: str) -> tuple[tuple[int, ...], int]:
+    body = marker.strip("[]").lstrip("^").split("†", 1)[0]
+    if ":" in body:  # ``4:0†source``: a tool's reference, not a context number
+        return (), 1
     numbers: list[int] = []
     invalid = 0
     for m in _ITEM_RE.finditer(body):
@@ -212,7 +229,7 @@ def parse_markers(text: str) -> list[Marker]:
     sentences = sentence_spans(text)
     markers: list[Marker] = []
     for m in _marker_matches(text):
-        numbers, invalid = _parse_numbers(m.group(0)[1:-1])
+        numbers, invalid = _parse_numbers(m.group(0))
         sentence = 0
         for i, (s, e) in enumerate(sentences):
             if s <= m.start() < e:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from citewall.api.headers import DOCS_CSP, STRICT_CSP
-from citewall.api.spa import build_spa_router
+from citewall.api.docs import VENDOR_ASSETS
+from citewall.api.headers import STRICT_CSP
+from citewall.api.spa import install_spa
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
 
@@ -46,10 +48,26 @@ def test_security_headers_on_every_kind_of_response(env_sqlite: ApiEnv) -> None:
     ]
     for r in responses:
         assert_secure(dict(r.headers))
-    for path in ("/docs", "/redoc"):
-        r = c.get(path)
-        assert r.status_code == 200
-        assert_secure(dict(r.headers), DOCS_CSP)
+    r = c.get("/docs")
+    assert r.status_code == 200
+    assert_secure(dict(r.headers))  # the API docs live under the strict CSP too
+
+
+def test_api_docs_are_served_from_packaged_assets(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    page = c.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "http" not in page.text and "<script>" not in page.text  # no CDN, no inline script
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(s.startswith("/docs/assets/") for s in sources), sources
+    for name in [*VENDOR_ASSETS, "swagger-init.js"]:
+        r = c.get(f"/docs/assets/{name}")
+        assert r.status_code == 200 and len(r.content) > 100, name
+        assert_secure(dict(r.headers))
+    assert "SwaggerUIBundle" in c.get("/docs/assets/swagger-init.js").text
+    for missing in ("redoc.standalone.js", "..%2F..%2Fcore.py", "nope.js"):
+        assert c.get(f"/docs/assets/{missing}").status_code == 404, missing
+    assert "redoc" not in c.get("/redoc").text.lower()  # ReDoc is not served
 
 
 def test_unexpected_errors_are_a_generic_logged_500_with_headers(env_sqlite: ApiEnv) -> None:
@@ -83,7 +101,7 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
     (dist / "assets" / "app.js").write_text("console.log(1)")
     (tmp_path / "secret.txt").write_text("outside")
     app = FastAPI()
-    app.include_router(build_spa_router(dist))
+    install_spa(app, dist)
     c = TestClient(app)
     assert c.get("/").text.startswith("<!doctype html>")
     assert c.get("/chat/123").text.startswith("<!doctype html>")  # client route
@@ -97,7 +115,7 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
 
 def test_without_a_build_root_explains_how_to_build(tmp_path: Path) -> None:
     app = FastAPI()
-    app.include_router(build_spa_router(tmp_path / "none"))
+    install_spa(app, tmp_path / "none")
     r = TestClient(app).get("/")
     assert r.status_code == 200 and "npm run build" in r.text
     assert TestClient(app).get("/chat/1").status_code == 404
@@ -106,7 +124,7 @@ def test_without_a_build_root_explains_how_to_build(tmp_path: Path) -> None:
 def test_health_readiness_and_metrics(env_sqlite: ApiEnv) -> None:
     env = env_sqlite
     assert env.client.get("/healthz").json() == {"status": "ok"}
-    ready = env.client.get("/readyz")
+    ready = env.client.get("/readyz", headers=env.auth("admin"))
     assert ready.status_code == 200, ready.text
     checks = ready.json()["checks"]
     assert checks["database"]["ok"] is True
@@ -142,5 +160,99 @@ def test_readiness_is_503_when_the_database_is_down(env_sqlite: ApiEnv) -> None:
         env.runtime.engine.dispose()
         env.runtime.engine = real
     assert r.status_code == 503
-    assert r.json()["checks"]["database"]["ok"] is False
-    assert "127.0.0.1" not in r.text  # the unauthenticated probe does not describe the DB
+    assert r.json() == {"status": "unavailable"}  # an anonymous probe gets the status alone
+
+
+def test_every_authenticated_response_is_no_store(env_sqlite: ApiEnv) -> None:
+    """Walk every operation of the OpenAPI schema: anonymous, member and admin calls, success
+    and error answers alike, are never kept by a cache when the route needs a token."""
+    env = env_sqlite
+    c = env.client
+    cid = env.chat("member", INTERNAL_QUESTIONS[0]).json()["conversation_id"]
+    schema = env.app.openapi()
+    secured = 0
+    statuses: set[int] = set()
+    for path, operations in schema["paths"].items():
+        for method, op in operations.items():
+            url = re.sub(r"\{[^}]+\}", cid, path)
+            needs_token = bool(op.get("security"))
+            secured += needs_token
+            for who in (None, "member", "admin"):
+                headers = env.auth(who) if who else {}
+                body: dict[str, str] | None = None
+                if method == "post":  # search succeeds; chat's empty body is a 422
+                    body = {"query": "labels"} if path.endswith("/search") else {}
+                r = c.request(method.upper(), url, headers=headers, json=body)
+                statuses.add(r.status_code)
+                if needs_token or who:
+                    assert r.headers.get("cache-control") == "no-store", (method, url, who, r)
+    assert secured >= 10 and {200, 401, 403, 422} <= statuses, (secured, statuses)
+    # Also what no route answers: an unknown API path, and a stream.
+    assert c.get("/api/v1/nope").headers["cache-control"] == "no-store"
+    stream = c.post("/api/v1/chat/stream", json={"message": "Hi"}, headers=env.auth("member"))
+    assert stream.headers["cache-control"] == "no-store"
+    # Public pages stay cacheable as before.
+    assert "no-store" not in c.get("/healthz").headers.get("cache-control", "")
+
+
+def test_readiness_details_need_an_admin_token(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    reranker_path = "/srv/models/secret-cross-encoder"
+    retriever = env.runtime.retriever
+    saved = retriever.reranker_status
+    retriever.reranker_status = f"could not load {reranker_path}: no such directory"
+    try:
+        for headers in ({}, env.auth("member"), {"Authorization": "Bearer not-a-token"}):
+            r = env.client.get("/readyz", headers=headers)
+            assert r.status_code == 200 and r.json() == {"status": "ready"}, r.text
+            assert reranker_path not in r.text
+        admin = env.client.get("/readyz", headers=env.auth("admin"))
+        assert admin.status_code == 200
+        assert reranker_path in admin.json()["checks"]["retrieval"]["reranker"]["status"]
+    finally:
+        retriever.reranker_status = saved
+
+
+def test_a_known_path_with_the_wrong_method_is_405_with_allow(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    member = env_sqlite.auth("member")
+    for method, path, allow in [
+        ("GET", "/api/v1/chat", "POST"),
+        ("GET", "/api/v1/chat/stream", "POST"),
+        ("GET", "/api/v1/search", "POST"),
+        ("DELETE", "/api/v1/conversations", "GET"),
+        ("POST", "/healthz", "GET"),
+    ]:
+        r = c.request(method, path, headers=member)
+        assert r.status_code == 405, (method, path, r.status_code, r.text[:80])
+        assert r.headers["allow"] == allow and r.json()["detail"], (method, path)
+        assert r.headers["content-type"].startswith("application/json")
+    # An unknown API path is a 404 whatever the method.
+    assert c.post("/api/v1/nope", json={}).status_code == 404
+    assert c.get("/api/v1/nope").status_code == 404
+
+
+def test_operational_paths_with_a_trailing_slash_never_reach_the_spa(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    for path in ("/healthz/", "/readyz/", "/metrics/", "/docs/", "/openapi.json/"):
+        r = c.get(path, follow_redirects=False)
+        assert r.status_code in {307, 308}, (path, r.status_code)
+        assert r.headers["location"].endswith(path.rstrip("/")), (path, r.headers["location"])
+        assert c.get(path).status_code == 200, path
+    assert c.get("/healthz/").json() == {"status": "ok"}
+    assert c.get("/metrics/").headers["content-type"].startswith("text/plain")
+
+
+def test_malformed_json_is_a_400_as_documented(env_sqlite: ApiEnv) -> None:
+    c = env_sqlite.client
+    member = env_sqlite.auth("member")
+    schema = env_sqlite.app.openapi()
+    for path in ("/api/v1/chat", "/api/v1/chat/stream", "/api/v1/search"):
+        assert "400" in schema["paths"][path]["post"]["responses"], path
+        for body in (b'{"message": "hi"', b"not json", b'{"message": "hi",}', b"\xff\xfe"):
+            r = c.post(path, content=body, headers={**member, "Content-Type": "application/json"})
+            assert r.status_code == 400, (path, body, r.status_code, r.text)
+            assert isinstance(r.json()["detail"], str) and "JSON" in r.json()["detail"]
+    # Well-formed JSON of the wrong shape stays a 422 naming the field.
+    r = c.post("/api/v1/chat", json={"message": 5}, headers=member)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "message"]

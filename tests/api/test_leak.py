@@ -25,9 +25,13 @@ from .leakcheck import Leak, check_response
 HIDDEN_ROUTES: dict[str, list[str]] = {
     "/openapi.json": ["/openapi.json"],
     "/docs": ["/docs"],
-    "/docs/oauth2-redirect": ["/docs/oauth2-redirect"],
-    "/redoc": ["/redoc"],
-    "/{full_path:path}": [
+    "/docs/assets/swagger-init.js": ["/docs/assets/swagger-init.js"],
+    "/docs/assets/{name}": [
+        "/docs/assets/swagger-ui.css",
+        "/docs/assets/favicon.png",
+        "/docs/assets/{internal_card}",
+    ],
+    "(the web UI, the fallback for what no route answers)": [
         "/",
         "/index.html",
         "/chat/some-conversation",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markup import html_markup
 from testenv import examples
 
 from citewall.api.prose_stream import ProseStream, safe_prefix_end
@@ -12,6 +13,10 @@ from citewall.citations.markers import parse_markers
 
 PLAIN = ["Refunds", " take", " 5 days", ".", " ", "[", "]", "1", "2", ",", "-", "［", "］", "１"]
 PLAIN += ["[1]", "[2, 3]", " [1][2]", "\n", "Ask", "[[1]", "1]]"]
+#: Every marker form a model is known to write, and footnote definitions.
+PLAIN += ["【", "】", "3", "†source", "^", "[^1]", "【2†source】", "[[1]]", ":", " policy"]
+#: Raw HTML a model may write: it reaches the member escaped, in the stream as in the answer.
+PLAIN += ["<", "a href=x", ">", "</", "img src=x", "<!--", "?", " 1 < 2", "b>"]
 #: Markdown code and link syntax: inside them brackets are not markers, which later text can
 #: change; for such text the ``final`` event's answer is authoritative (see docs/api.md).
 MARKDOWN = ["`", "(see [", "1])", "a[1]", "](", ")", "```\n"]
@@ -33,6 +38,7 @@ def run(deltas: list[str]) -> tuple[str, str]:
     for d in deltas:
         shown += stream.feed(d)
         assert not parse_markers(shown), repr(shown)
+        assert html_markup(shown) == [], repr(shown)
         assert prose_only(shown) == shown
     final = prose_only("".join(deltas))
     return shown + stream.finish(final), final
@@ -81,3 +87,12 @@ def test_a_stray_closing_bracket_does_not_hold_back_the_text() -> None:
     stream = ProseStream(prose_only)
     assert stream.feed("Option b] is fine") == "Option b] is fine"
     assert safe_prefix_end("see a]") == len("see a]")
+
+
+def test_an_unfinished_tag_across_deltas_is_held_back() -> None:
+    stream = ProseStream(prose_only)
+    shown = [stream.feed(d) for d in ["Click ", "<", "a href='https://evil.example'", ">here"]]
+    assert shown[:3] == ["Click", "", ""]  # nothing of the tag before its next character is known
+    final = prose_only("Click <a href='https://evil.example'>here")
+    assert "".join(shown) + stream.finish(final) == final
+    assert final == "Click &lt;a href='https://evil.example'>here"

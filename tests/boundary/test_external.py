@@ -58,7 +58,7 @@ def external_row() -> dict[str, Any]:
 
 
 def test_internal_dropped_external_rebuilt_from_allowlisted_data() -> None:
-    out = external_sources_only([internal_row(), external_row()])
+    out = external_sources_only([internal_row(), external_row()], hybrid_path="full")
     assert [s.card_id for s in out] == ["help-refunds"]
     (s,) = out
     assert s.url == "https://help.example/refunds"
@@ -89,7 +89,7 @@ def test_internal_dropped_external_rebuilt_from_allowlisted_data() -> None:
 def test_the_excerpt_is_the_card_text_never_the_span() -> None:
     row = external_row()
     row["text"] = "word " * 200
-    (s,) = external_sources_only([row])
+    (s,) = external_sources_only([row], hybrid_path="full")
     assert len(s.excerpt) <= 281 and s.excerpt.endswith("…")
     assert CANARY_B not in s.excerpt
 
@@ -110,14 +110,14 @@ def test_unsafe_or_missing_urls_are_dropped() -> None:
         row = external_row()
         row["metadata"]["url"] = url
         row["source_url"] = None
-        assert external_sources_only([row]) == [], url
+        assert external_sources_only([row], hybrid_path="full") == [], url
 
 
 def test_source_url_outside_metadata_does_not_make_a_source_external() -> None:
     row = internal_row()
     row["source_url"] = "https://evil.example"  # not in allowlisted metadata: not external
     row["url"] = "https://evil.example"
-    assert external_sources_only([row]) == []
+    assert external_sources_only([row], hybrid_path="full") == []
 
 
 def test_legacy_rows_json_metadata_and_id_key() -> None:
@@ -129,7 +129,9 @@ def test_legacy_rows_json_metadata_and_id_key() -> None:
         "text": "Old text.",
         "metadata": {"url": "https://old.example/a", "author": "x", "path": "/p"},
     }
-    out = external_sources_only([row, legacy, "garbage", None, 7, {"metadata": "{not json"}])
+    out = external_sources_only(
+        [row, legacy, "garbage", None, 7, {"metadata": "{not json"}], hybrid_path="full"
+    )
     assert [s.card_id for s in out] == ["help-refunds", "old-card"]
     assert out[1].metadata == {"url": "https://old.example/a"}
 
@@ -138,7 +140,7 @@ def test_scores_outside_range_or_not_numbers_are_dropped() -> None:
     for bad in (float("nan"), float("inf"), -1.0, 101.0, "90", True):
         row = external_row()
         row["retrieved_score"] = bad
-        (s,) = external_sources_only([row])
+        (s,) = external_sources_only([row], hybrid_path="full")
         assert s.retrieved_score is None
 
 
@@ -146,7 +148,7 @@ def test_duplicates_keep_the_first() -> None:
     a, b = external_row(), external_row()
     b["title"] = "Second"
     b["metadata"]["title"] = "Second"
-    assert [s.title for s in external_sources_only([a, b])] == ["Refunds"]
+    assert [s.title for s in external_sources_only([a, b], hybrid_path="full")] == ["Refunds"]
 
 
 def test_source_public_cannot_hold_an_internal_field() -> None:
@@ -178,8 +180,10 @@ def test_never_raises_on_unusual_iterables() -> None:
         yield external_row()
         raise RuntimeError("db cursor died")
 
-    assert external_sources_only(rows()) == []  # the whole read failed: serve nothing
-    assert external_sources_only([]) == []
+    assert (
+        external_sources_only(rows(), hybrid_path="full") == []
+    )  # the whole read failed: serve nothing
+    assert external_sources_only([], hybrid_path="full") == []
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -253,10 +257,15 @@ rows = st.one_of(
 )
 
 
+paths = st.sampled_from(["full", "rrf_only", "dense_only", None, "", "FULL", "legacy"])
+
+
 @settings(max_examples=examples(400), deadline=None)
-@given(st.lists(rows, max_size=6))
-def test_output_is_always_external_and_allowlisted(batch: list[Any]) -> None:
-    out = external_sources_only(batch)
+@given(st.lists(rows, max_size=6), paths)
+def test_output_is_always_external_and_allowlisted(batch: list[Any], path: str | None) -> None:
+    out = external_sources_only(batch, hybrid_path=path)
+    if path != "full":  # a score exists only for reranked answers, whatever a row stored
+        assert all(s.retrieved_score is None for s in out)
     for s in out:
         assert isinstance(s, SourcePublic)
         assert url_problem(s.url) is None
@@ -278,4 +287,15 @@ def test_output_is_always_external_and_allowlisted(batch: list[Any]) -> None:
 
 def test_stored_source_models_are_accepted_too() -> None:
     model = StoredSource.model_validate(external_row())
-    assert [s.card_id for s in external_sources_only([model])] == ["help-refunds"]
+    assert [s.card_id for s in external_sources_only([model], hybrid_path="full")] == [
+        "help-refunds"
+    ]
+
+
+def test_a_stored_score_is_served_only_on_the_full_path() -> None:
+    row = external_row()  # a legacy or corrupt row: a score stored with any path
+    assert [s.retrieved_score for s in external_sources_only([row], hybrid_path="full")] == [87.0]
+    for path in ("rrf_only", "dense_only", None, "unknown"):
+        (s,) = external_sources_only([row], hybrid_path=path)
+        assert s.retrieved_score is None, path
+        assert s.url == "https://help.example/refunds"  # the source itself is still served

@@ -3,8 +3,10 @@ card search, retrieval-event filters."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -152,3 +154,50 @@ def test_admin_cards_search_and_event_filters(
     card_cells = page.locator("table.events-table tbody td:nth-child(2)")
     expect(card_cells.first).to_have_text(card)
     expect(card_cells).to_have_text([card] * card_cells.count())
+
+
+def test_admin_conversation_view_renders_stored_sources_that_are_not_objects(
+    page: Page, demo_server: CitewallServer, screenshot: Callable[[Any, str], None]
+) -> None:
+    """A null or double-encoded source item (a legacy writer, a hand edit) is shown marked."""
+    from sqlalchemy import update
+
+    from citewall.config import load_settings
+    from citewall.storage import db
+    from citewall.storage.models import Message
+
+    turn = api(
+        demo_server,
+        "mia",
+        "POST",
+        "/api/v1/chat",
+        json={"message": "How do I void an unused label?", "conversation_id": None},
+    )
+    conv_path = f"/api/v1/admin/conversations/{turn['conversation_id']}"
+    good = api(demo_server, "ada", "GET", conv_path)["messages"][1]["sources"][0]
+    settings = load_settings(data_dir=Path(demo_server.env["CITEWALL_DATA_DIR"]), database_url=None)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                update(Message)
+                .where(Message.id == turn["message_id"])
+                .values(sources=[None, json.dumps(good), good])
+            )
+    finally:
+        engine.dispose()
+
+    traps = BrowserTraps().attach(page)
+    sign_in(
+        page,
+        demo_server.base_url,
+        demo_server.tokens["ada"],
+        path=f"/admin/conversations/{turn['conversation_id']}",
+    )
+    rows = page.locator("table.sources-table tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("stored source is not an object (null)")
+    expect(rows.nth(1)).to_contain_text("stored source is not an object (a string)")
+    expect(rows.nth(2)).to_contain_text(good["card_id"])
+    screenshot(page, "admin-conversation-unreadable-source")
+    assert traps.page_errors == [] and traps.csp_violations == []

@@ -62,7 +62,7 @@ def test_rrf_only_path_end_to_end(kb_settings: Any, embedder: Any) -> None:
     assert len(answer.events) == len(answer.context.chunks)
     assert sum(e.cited for e in answer.events) == len(answer.citations)
     assert "CWLEAKT" not in answer.content and "CWLEAKM" not in answer.content
-    public = external_sources_only(answer.sources)
+    public = external_sources_only(answer.sources, hybrid_path=answer.hybrid_path)
     assert all(p.url.startswith("https://") for p in public)
     assert all(not s.card_id.startswith("pb-") for s in public)
     assert prose_only(answer.content) and "[" not in prose_only(answer.content)

@@ -86,7 +86,7 @@ def test_hostile_replies_never_become_links(
     # Every URL a citation or a source carries is the card's KB url, never one from the reply.
     assert [c.source_url for c in answer.citations] == [KB_URL_OF[i] for i in cited]
     assert [s["source_url"] for s in answer.sources] == [KB_URL_OF[i] for i in cited]
-    public = external_sources_only(answer.sources)
+    public = external_sources_only(answer.sources, hybrid_path=answer.hybrid_path)
     assert [p.url for p in public] == ([KB_URL] if "help-void" in cited else [])
     for p in public:
         dumped = p.model_dump_json()
@@ -139,7 +139,8 @@ def test_model_url_for_an_internal_card_gets_no_link(
     answer = run(llm, embedder, "Open a dispute at https://evil.example/disputes [2].")
     (c,) = answer.citations
     assert c.card_id == "pb-void-overdue" and c.source_url is None
-    assert external_sources_only(answer.sources) == []  # internal: the member sees no source
+    # Internal: the member sees no source.
+    assert external_sources_only(answer.sources, hybrid_path=answer.hybrid_path) == []
 
 
 def test_no_markers_at_all_are_attributed(llm: ScriptedOpenAIServer, embedder: Any) -> None:

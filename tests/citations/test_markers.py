@@ -163,3 +163,50 @@ def test_written_markers_round_trip(nums: list[int]) -> None:
     assert [m.numbers for m in ms] == [(n,) for n in nums]
     assert [m.sentence for m in ms] == list(range(len(nums)))
     assert not re.search(r"\[\d+\]", strip_markers(text))
+
+
+# -- every marker form a model is known to write ------------------------------------------------
+
+#: Marker forms seen in model output, with ``{n}`` for the cited number.
+VARIANTS = ("[{n}]", "［{n}］", "【{n}】", "【{n}†source】", "[{n}†{label}]", "[^{n}]", "[[{n}]]")
+
+
+def test_marker_variants_models_write_are_parsed_and_stripped() -> None:
+    text = "A 【3】. B 【3†source】. C [^1]. D [1†source]. E [[1]]. F [^2][^3]. G 【4:0†source】."
+    assert numbers(text) == [(3,), (3,), (1,), (1,), (1,), (2,), (3,), ()]
+    assert [m.invalid for m in parse_markers(text)][-1] == 1  # a tool reference is dropped
+    assert strip_markers(text) == "A. B. C. D. E. F. G."
+
+
+def test_footnote_labels_and_slices_are_not_markers() -> None:
+    assert numbers("[^note] [1:2] [[Page]] [a†b]") == []
+    assert numbers("【1】 in code: `【2】`") == [(1,)]
+
+
+vocabulary = st.sampled_from(["Refunds", "take", "5", "days,", "ask", "billing", "x1"])
+words = st.lists(vocabulary, min_size=1, max_size=4).map(" ".join)
+labels = st.text(alphabet="source file.pdf 2:", max_size=12)
+
+
+@st.composite
+def stored_content(draw: st.DrawFn) -> tuple[str, list[int], str]:
+    """Stored answer content (markers of every form), the numbers written, the prose."""
+    parts, cited, prose = [], [], []
+    for _ in range(draw(st.integers(1, 6))):
+        sentence = draw(words)
+        n = draw(st.integers(1, 40))
+        marker = draw(st.sampled_from(VARIANTS)).format(n=n, label=draw(labels))
+        parts.append(f"{sentence}{draw(st.sampled_from(['', ' ', '  ']))}{marker}.")
+        cited.append(n)
+        prose.append(f"{sentence}.")
+    return " ".join(parts), cited, " ".join(prose)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(stored_content())
+def test_stored_content_parses_to_what_was_cited_and_strips_clean(
+    case: tuple[str, list[int], str],
+) -> None:
+    content, cited, prose = case
+    assert [n for m in parse_markers(content) for n in m.numbers] == cited
+    assert strip_markers(content) == prose

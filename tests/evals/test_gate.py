@@ -46,7 +46,7 @@ def test_fast_evaluation_passes_on_the_real_build(eval_workspace: Any, tmp_path:
     assert run.exit_code == 0
 
 
-def _leaky_boundary(sources: Any) -> list[SourcePublic]:
+def _leaky_boundary(sources: Any, *, hybrid_path: str | None) -> list[SourcePublic]:
     """A broken serve boundary: every stored source goes out, internal ones included."""
     return [
         SourcePublic(
@@ -97,8 +97,9 @@ def test_score_shown_on_a_non_full_path_fails_the_gate(
 
     real = chat_route.external_sources_only
 
-    def with_score(sources: Any) -> list[SourcePublic]:
-        return [s.model_copy(update={"retrieved_score": 87.0}) for s in real(sources)]
+    def with_score(sources: Any, *, hybrid_path: str | None) -> list[SourcePublic]:
+        scored = real(sources, hybrid_path=hybrid_path)
+        return [s.model_copy(update={"retrieved_score": 87.0}) for s in scored]
 
     monkeypatch.setattr(chat_route, "external_sources_only", with_score)
     result, _ = gate(

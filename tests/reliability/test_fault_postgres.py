@@ -88,8 +88,8 @@ def test_postgres_restart_during_traffic(rig: Rig, pg: PrivatePostgres) -> None:
         s = rig.stream(QUESTIONS[0])
         assert s.status_code == 503 and s.json() == {"detail": DB_DOWN}, s.text
         ready = rig.client.get("/readyz")
-        assert ready.status_code == 503
-        assert ready.json()["checks"]["database"]["ok"] is False
+        # No token can be checked with the database down: the status alone, and the log.
+        assert ready.status_code == 503 and ready.json() == {"status": "unavailable"}
         wait_until(
             lambda: sum(1 for t, st, _ in traffic.outcomes if t > down_at and st == 503) >= 2,
             30,

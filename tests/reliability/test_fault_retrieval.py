@@ -128,9 +128,11 @@ def test_corrupt_bm25_artifact_is_dense_only_and_reported(rig: Rig) -> None:
     assert path == "dense_only" and events
     assert all(e.bm25_rank is None and e.rrf_rank is None for e in events)
 
-    ready = rig.client.get("/readyz")
+    ready = rig.client.get("/readyz", headers=rig.auth("admin"))
     assert ready.status_code == 200, ready.text  # the lexical index is optional
     lexical = ready.json()["checks"]["retrieval"]["lexical_index"]
     assert lexical["ok"] is False and "unavailable" in lexical["error"]
-    assert str(bm25) not in ready.text  # unauthenticated: the server log has the path
+    assert str(bm25) not in ready.text  # the server log has the path
+    anonymous = rig.client.get("/readyz")
+    assert anonymous.json() == {"status": "ready"}
     assert turn_integrity_problems(rig.runtime.engine) == []

@@ -19,6 +19,10 @@ describe("stripMarkers", () => {
     ["an array [a] and [b2] stay", "an array [a] and [b2] stay"],
     ["multi\nline [4]\ntext", "multi\nline\ntext"],
     ["nested [[1]2] marker", "nested marker"],
+    ["Lenticular 【3】 and 【3†source】.", "Lenticular and."],
+    ["Dagger [1†source] and doubled [[1]].", "Dagger and doubled."],
+    ["Tool reference 【4:0†source】.", "Tool reference."],
+    ["a slice [1:2] stays", "a slice [1:2] stays"],
   ])("%j -> %j", (input, expected) => {
     expect(stripMarkers(input)).toBe(expected);
   });

@@ -21,7 +21,13 @@ from citewall.api.schemas import (
     AdminConversationSummary,
     AdminMessage,
 )
-from citewall.api.storage_rows import as_dict, conversation_events, conversation_summaries
+from citewall.api.storage_rows import (
+    admin_sources,
+    admin_timings,
+    as_dict,
+    conversation_events,
+    conversation_summaries,
+)
 from citewall.errors import NotFoundError
 
 router = APIRouter(
@@ -115,9 +121,9 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
                 seq=m.seq,
                 role=m.role,
                 content=m.content,
-                sources=list(m.sources or []),
+                sources=admin_sources(m.sources),
                 hybrid_path=m.hybrid_path,
-                timings=m.timings,
+                timings=admin_timings(m.timings),
                 generator=m.generator,
                 dropped_markers=m.dropped_markers,
                 created_at=m.created_at,

@@ -42,7 +42,7 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
         message_id=result.message_id,
         answer=prose_only(answer.content),
         # Serve boundary (ADR external-only): a member never receives an internal source.
-        sources=external_sources_only(answer.sources),
+        sources=external_sources_only(answer.sources, hybrid_path=answer.hybrid_path),
         hybrid_path=answer.hybrid_path,
         created_at=result.created_at,
     )
@@ -126,5 +126,5 @@ def chat_stream(
     return StreamingResponse(
         events(),
         media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        headers={"X-Accel-Buffering": "no"},  # no-store comes from the headers middleware
     )

@@ -31,7 +31,11 @@ def public_message(message: Any) -> MessagePublic:
         role=message.role,
         content=prose_only(message.content) if assistant else message.content,
         # Serve boundary (ADR external-only): history reload is a member path too.
-        sources=external_sources_only(message.sources or []) if assistant else [],
+        sources=(
+            external_sources_only(message.sources or [], hybrid_path=message.hybrid_path)
+            if assistant
+            else []
+        ),
         hybrid_path=message.hybrid_path if assistant else None,
         created_at=message.created_at,
     )

@@ -1,4 +1,9 @@
-"""Liveness, readiness and Prometheus metrics (no auth: they carry no KB content)."""
+"""Liveness, readiness and Prometheus metrics (no auth: they carry no KB content).
+
+``/readyz`` answers everyone with its status alone; the details (database, vector store,
+lexical index, reranker name and state) need an admin token, since they describe the
+deployment (a reranker configured by path names a directory of the server).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from citewall.api.deps import RuntimeDep
+from citewall.api.deps import RuntimeDep, is_admin_caller
 from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
 
@@ -24,11 +29,13 @@ def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", responses=error_responses(503))
-def readyz(runtime: RuntimeDep) -> JSONResponse:
-    """Database, vector store, lexical index and reranker state; 503 when a required part is down.
+def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
+    """``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
 
-    The lexical index and the reranker are optional (retrieval degrades to dense_only /
-    rrf_only and says so); the database and the vector store are required.
+    With an admin bearer token the answer adds ``checks``: database, vector store, lexical
+    index and reranker state. The lexical index and the reranker are optional (retrieval
+    degrades to dense_only / rrf_only and says so); the database and the vector store are
+    required.
     """
     from citewall.storage import db
 
@@ -46,17 +53,18 @@ def readyz(runtime: RuntimeDep) -> JSONResponse:
     if not vector_store_ok(retrieval):
         ready = False
     checks["retrieval"] = without_error_details(retrieval)
-    return JSONResponse(
-        {"status": "ready" if ready else "unavailable", "checks": checks},
-        status_code=200 if ready else 503,
-    )
+    body: dict[str, Any] = {"status": "ready" if ready else "unavailable"}
+    if is_admin_caller(request, runtime):
+        body["checks"] = checks
+    return JSONResponse(body, status_code=200 if ready else 503)
 
 
 def without_error_details(status: dict[str, Any]) -> dict[str, Any]:
     """The retrieval status with raw error texts (paths, hosts) logged and replaced.
 
-    /readyz is unauthenticated: it says which part is down, the server log says why. The
-    reranker's status line stays, since it tells operators how to enable reranking.
+    Even for admins /readyz says which part is down and the server log says why (an error
+    text may name hosts or files). The reranker's status line stays, since it tells operators
+    how to enable reranking.
     """
     public: dict[str, Any] = {}
     for part, value in status.items():

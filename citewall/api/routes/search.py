@@ -48,7 +48,9 @@ def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
     # Over-fetch: internal cards are dropped below, and the member still deserves ``limit``.
     context = runtime.retriever.retrieve(body.query, k=min(MAX_FETCH, body.limit * 3))
     # Serve boundary (ADR external-only): same helper as chat and history.
-    public = external_sources_only(_as_source(c) for c in context.chunks)
+    public = external_sources_only(
+        (_as_source(c) for c in context.chunks), hybrid_path=context.hybrid_path
+    )
     return SearchResponsePublic(
         results=[
             SearchResultPublic(

