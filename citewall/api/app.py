@@ -16,6 +16,7 @@ from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import admin, chat, conversations, health, me, search
 from citewall.api.spa import install_spa
+from citewall.config import get_settings
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -28,8 +29,6 @@ admins see stored data in full. Authenticate with `Authorization: Bearer <token>
 def create_app(runtime: Runtime | None = None) -> FastAPI:
     """The citewall ASGI app. Builds a ``Runtime`` from the environment when none is given."""
     if runtime is None:
-        from citewall.config import get_settings
-
         runtime = Runtime.from_settings(get_settings())
     app = FastAPI(
         title="citewall",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -21,6 +21,8 @@ from sqlalchemy.orm import Session
 from citewall.api.limits import SlidingWindowLimiter
 from citewall.errors import AuthError, CitewallError, PermissionDeniedError, StorageError
 from citewall.runtime import Runtime
+from citewall.storage import users
+from citewall.storage.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +69,8 @@ def get_current_user(
     request: Request,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
-) -> Any:
-    """The authenticated user (``id``, ``name``, ``role``) or 401; counts toward the rate limit."""
-    from citewall.storage import users
-
+) -> User:
+    """The authenticated user or 401; counts toward the rate limit."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise AuthError("missing bearer token: send 'Authorization: Bearer <token>'")
     token = credentials.credentials.strip()
@@ -91,17 +91,17 @@ def get_current_user(
     return user
 
 
-CurrentUser = Annotated[Any, Depends(get_current_user)]
+CurrentUser = Annotated[User, Depends(get_current_user)]
 
 
-def get_admin_user(user: CurrentUser) -> Any:
+def get_admin_user(user: CurrentUser) -> User:
     """The current user if an admin, else a 403."""
     if user.role != "admin":
         raise PermissionDeniedError("this route needs the admin role")
     return user
 
 
-AdminUser = Annotated[Any, Depends(get_admin_user)]
+AdminUser = Annotated[User, Depends(get_admin_user)]
 
 
 def is_admin_caller(request: Request, runtime: Runtime) -> bool:
@@ -109,8 +109,6 @@ def is_admin_caller(request: Request, runtime: Runtime) -> bool:
     everyone but tells admins more (``/readyz``). Never raises and never answers 401: a token
     that is missing, unknown or cannot be checked (the database down) simply counts as none.
     """
-    from citewall.storage import users
-
     scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:

@@ -180,6 +180,9 @@ class AdminMessage(BaseModel):
 
 
 class AdminConversationSummary(BaseModel):
+    # Ids travel as strings (the user id is an integer in storage).
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
     id: str
     user_id: str
     title: str

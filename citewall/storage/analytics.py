@@ -95,12 +95,15 @@ def retrieval_events(
     )
     with storage_errors(session, "reading retrieval events"):
         rows = list(session.scalars(query))
-    out = []
-    for row in rows:
-        item = {name: getattr(row, name) for name in EVENT_COLUMNS}
-        item["created_at"] = _iso(row.created_at)
-        out.append(item)
-    return out
+    return [event_dict(row) for row in rows]
+
+
+def event_dict(row: RetrievalEvent) -> dict[str, Any]:
+    """One stored retrieval event as a JSON-ready dict (keys: ``EVENT_COLUMNS``; ``created_at``
+    an ISO 8601 string in UTC)."""
+    item: dict[str, Any] = {name: getattr(row, name) for name in EVENT_COLUMNS}
+    item["created_at"] = _iso(row.created_at)
+    return item
 
 
 def _as_bool(value: Any) -> bool | None:

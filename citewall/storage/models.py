@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from sqlalchemy import (
     Boolean,
@@ -25,10 +25,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from citewall.retrieval.types import HybridPath
 from citewall.storage.types import JSONType, StringType, TextType, UTCDateTime, utcnow
 
 #: Roles a user may have. ``admin`` sees full data (internal sources, all conversations).
-ROLES: tuple[str, ...] = ("member", "admin")
+Role = Literal["member", "admin"]
+ROLES: tuple[Role, ...] = ("member", "admin")
 
 # Deterministic constraint names, so migrations can name what they drop on both databases.
 NAMING_CONVENTION = {
@@ -63,7 +65,7 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(StringType(100), unique=True)
-    role: Mapped[str] = mapped_column(String(16))
+    role: Mapped[Role] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
 
@@ -130,7 +132,7 @@ class Message(Base):
     role: Mapped[str] = mapped_column(String(16))
     content: Mapped[str] = mapped_column(TextType())
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSONType(), default=list)
-    hybrid_path: Mapped[str | None] = mapped_column(String(16), default=None)
+    hybrid_path: Mapped[HybridPath | None] = mapped_column(String(16), default=None)
     timings: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
     generator: Mapped[str | None] = mapped_column(StringType(100), default=None)
     dropped_markers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -21,34 +21,32 @@ from citewall.api.schemas import (
     AdminConversationSummary,
     AdminMessage,
 )
-from citewall.api.storage_rows import (
-    admin_sources,
-    admin_timings,
-    as_dict,
-    conversation_events,
-    conversation_summaries,
-)
+from citewall.api.storage_rows import admin_sources, admin_timings
 from citewall.errors import NotFoundError
+from citewall.storage import analytics, cards, conversations
+from citewall.storage.models import CardRow
 
 router = APIRouter(
     prefix="/api/v1/admin", tags=["admin"], responses=error_responses(*AUTHENTICATED, 403, 404)
 )
 
-_CARD_FIELDS = {"id", "title", "url", "license", "body", "meta", "metadata", "is_external"}
 
-
-def admin_card(row: Any) -> AdminCard:
-    data = as_dict(row)
-    meta = data.get("meta", data.get("metadata")) or {}
+def admin_card(row: CardRow) -> AdminCard:
+    """A catalogue row as an admin sees it: every column."""
     return AdminCard(
-        id=data["id"],
-        title=data["title"],
-        url=data.get("url"),
-        license=data.get("license"),
-        external=bool(data.get("is_external", data.get("url"))),
-        body=data.get("body"),
-        metadata=dict(meta),
-        extra={k: v for k, v in data.items() if k not in _CARD_FIELDS},
+        id=row.id,
+        title=row.title,
+        url=row.url,
+        license=row.license,
+        external=row.is_external,
+        body=row.body,
+        metadata=dict(row.meta or {}),
+        extra={
+            "content_hash": row.content_hash,
+            "ingest_version": row.ingest_version,
+            "created_at": row.created_at,
+            "updated_at": row.updated_at,
+        },
     )
 
 
@@ -62,8 +60,6 @@ def list_cards(
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The KB catalogue, internal cards included."""
-    from citewall.storage import cards
-
     rows, total = cards.list_cards(session, q, external, limit, offset)
     return AdminCardPage(
         total=total, limit=limit, offset=offset, cards=[admin_card(r) for r in rows]
@@ -73,8 +69,6 @@ def list_cards(
 @router.get("/cards/{card_id}", response_model=AdminCard)
 def get_card(card_id: str, session: SessionDep, admin: AdminUser) -> Any:
     """One card in full (body and every metadata key)."""
-    from citewall.storage import cards
-
     row = cards.get_card(session, card_id)
     if row is None:
         raise NotFoundError(f"card {card_id[:200]!r} not found")
@@ -90,23 +84,14 @@ def list_all_conversations(
 ) -> Any:
     """Every user's conversations, most recently updated first."""
     return [
-        AdminConversationSummary(**vars_of(s))
-        for s in conversation_summaries(session, None, limit, offset)
+        AdminConversationSummary.model_validate(s, from_attributes=True)
+        for s in conversations.list_conversations(session, None, limit=limit, offset=offset)
     ]
-
-
-def vars_of(summary: Any) -> dict[str, Any]:
-    return {
-        **{f: getattr(summary, f) for f in AdminConversationSummary.model_fields},
-        "user_id": str(summary.user_id),
-    }
 
 
 @router.get("/conversations/{conversation_id}", response_model=AdminConversation)
 def get_any_conversation(conversation_id: str, session: SessionDep, admin: AdminUser) -> Any:
     """A conversation as stored: content with markers, every source, retrieval events."""
-    from citewall.storage import conversations
-
     conv = conversations.get_conversation(session, conversation_id, None)
     messages = conversations.list_messages(session, conv.id)
     return AdminConversation(
@@ -130,7 +115,12 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
             )
             for m in messages
         ],
-        retrieval_events=conversation_events(session, messages),
+        retrieval_events=[
+            analytics.event_dict(event)
+            for m in messages
+            if m.role == "assistant"
+            for event in conversations.list_events(session, str(m.id))
+        ],
     )
 
 
@@ -144,12 +134,9 @@ def entry_performance(
     card_id: str | None = Query(None, max_length=200),
 ) -> Any:
     """Per card and period: times retrieved, times cited, cite rate, mean rank, last cited."""
-    from citewall.storage import analytics
-
-    rows = analytics.entry_performance(
+    return analytics.entry_performance(
         session, period=period, since=since, until=until, card_id=card_id
     )
-    return [as_dict(r) for r in rows]
 
 
 @router.get("/analytics/retrieval-events", response_model=list[dict[str, Any]])
@@ -167,9 +154,7 @@ def retrieval_events(
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The retrieval-event log (one row per retrieved card per turn), newest first."""
-    from citewall.storage import analytics
-
-    rows = analytics.retrieval_events(
+    return analytics.retrieval_events(
         session,
         card_id=card_id,
         hybrid_path=hybrid_path,
@@ -179,4 +164,3 @@ def retrieval_events(
         limit=limit,
         offset=offset,
     )
-    return [as_dict(r) for r in rows]

@@ -23,6 +23,7 @@ from citewall.api.schemas import ChatRequest, ChatResponsePublic
 from citewall.api.sse import sse_event
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
+from citewall.chat.pipeline import Answer
 from citewall.chat.turn import TurnResult, plan_turn, run_turn, stream_turn
 from citewall.errors import CitewallError
 
@@ -48,12 +49,9 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
     )
 
 
-def _record(metrics: ApiMetrics, answer: Any) -> None:
-    context = getattr(answer, "context", None)
+def _record(metrics: ApiMetrics, answer: Answer) -> None:
     metrics.record_answer(
-        answer.hybrid_path,
-        int(answer.dropped_markers or 0),
-        bool(getattr(context, "rerank_over_budget", False)),
+        answer.hybrid_path, answer.dropped_markers, answer.context.rerank_over_budget
     )
 
 

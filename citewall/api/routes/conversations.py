@@ -14,21 +14,22 @@ from citewall.api.schemas import (
     ConversationSummaryPublic,
     MessagePublic,
 )
-from citewall.api.storage_rows import conversation_summaries
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
+from citewall.storage import conversations
+from citewall.storage.models import Message
 
 router = APIRouter(
     prefix="/api/v1", tags=["conversations"], responses=error_responses(*AUTHENTICATED, 404)
 )
 
 
-def public_message(message: Any) -> MessagePublic:
+def public_message(message: Message) -> MessagePublic:
     """A stored message as a member sees it: markers stripped, external sources only."""
     assistant = message.role == "assistant"
     return MessagePublic(
         id=str(message.id),
-        role=message.role,
+        role="assistant" if assistant else "user",
         content=prose_only(message.content) if assistant else message.content,
         # Serve boundary (ADR external-only): history reload is a member path too.
         sources=(
@@ -50,22 +51,14 @@ def list_own_conversations(
 ) -> Any:
     """Your conversations, most recently updated first."""
     return [
-        ConversationSummaryPublic(
-            id=s.id,
-            title=s.title,
-            created_at=s.created_at,
-            updated_at=s.updated_at,
-            message_count=s.message_count,
-        )
-        for s in conversation_summaries(session, user.id, limit, offset)
+        ConversationSummaryPublic.model_validate(s, from_attributes=True)
+        for s in conversations.list_conversations(session, user.id, limit=limit, offset=offset)
     ]
 
 
 @router.get("/conversations/{conversation_id}", response_model=ConversationPublic)
 def get_own_conversation(conversation_id: str, session: SessionDep, user: CurrentUser) -> Any:
     """Reload a conversation. Another member's or an unknown id answers 404."""
-    from citewall.storage import conversations
-
     conversation = conversations.get_conversation(session, conversation_id, user.id)
     messages = conversations.list_messages(session, conversation.id)
     return ConversationPublic(

@@ -17,6 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from citewall.api.deps import RuntimeDep, is_admin_caller
 from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
+from citewall.storage import db
 
 log = logging.getLogger("citewall.api")
 router = APIRouter(tags=["health"])
@@ -37,8 +38,6 @@ def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
     degrades to dense_only / rrf_only and says so); the database and the vector store are
     required.
     """
-    from citewall.storage import db
-
     checks: dict[str, Any] = {}
     ready = True
     try:
@@ -83,7 +82,7 @@ def vector_store_ok(status: dict[str, Any]) -> bool:
     """Whether the retriever reports a reachable vector store."""
     if "error" in status:
         return False
-    store = status.get("vector_store", status.get("vector"))
+    store = status.get("vector_store")
     if isinstance(store, dict):
         return bool(store.get("ok", True)) and store.get("error") is None
     return True
