@@ -8,11 +8,8 @@ Pure functions, no I/O. Parsing never raises and never allocates a huge range: a
 than ``MAX_RANGE`` or a number above ``MAX_NUMBER`` is not expanded but counted in
 ``Marker.invalid`` (reconciliation counts it as a dropped marker).
 
-Markers inside inline code, code fences and Markdown links (text or target) are not markers:
-``[1](https://x)`` is a link the model wrote, and ``a[1]`` in code is an index.
-
-Full-width forms are folded one character for one character (``［`` -> ``[``, ``１`` -> ``1``,
-``，`` -> ``,``, ``－``/en dash -> ``-``), so offsets in the folded text are offsets in the input.
+Markers inside inline code, code fences and Markdown links (text or target) are not markers,
+and full-width forms count as their ASCII ones (``citations.regions``).
 """
 
 from __future__ import annotations
@@ -20,29 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewall.citations.regions import fold, inside, protected_spans
+
 #: A range such as ``[1-50]`` expands; ``[1-51]`` or ``[1-99999999]`` does not (counted invalid).
 MAX_RANGE = 50
 #: Numbers above this are never cited (no context is that long); counted invalid.
 MAX_NUMBER = 10_000
-
-# One character for one character, so match offsets stay valid in the original text.
-_FOLD = str.maketrans(
-    {
-        "［": "[",
-        "］": "]",
-        "【": "[",
-        "】": "]",
-        "，": ",",
-        "、": ",",
-        "－": "-",
-        "–": "-",
-        "—": "-",
-        "‐": "-",
-        "‑": "-",
-        "−": "-",
-        **{chr(0xFF10 + i): str(i) for i in range(10)},
-    }
-)
 
 _NUM = r"-?[0-9]+"
 _ITEM = rf"{_NUM}(?:[ \t]*-[ \t]*{_NUM})?"
@@ -59,69 +39,28 @@ MARKER_PATTERN = rf"(?:\[\[(?:{_BODY})\]\]|\[(?:{_BODY})\])"
 _MARKER = re.compile(MARKER_PATTERN)
 _ITEM_RE = re.compile(rf"({_NUM})(?:[ \t]*-[ \t]*({_NUM}))?")
 
-# Regions where brackets are not markers. Fences first (they contain backticks).
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-# [text](target) or ![alt](src); the text may hold one level of brackets.
-_LINK = re.compile(r"!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)")
-# <https://...> autolinks.
-_AUTOLINK = re.compile(r"<[a-zA-Z][a-zA-Z0-9+.-]*:[^<>\s]*>")
-
-_ABBREVIATIONS = frozenset(
-    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "cf", "approx"}
-)
-_SENTENCE_END = re.compile(
-    r"[.!?。！？]+[\"'”’)\]]*(?P<markers>(?:[ \t]*" + MARKER_PATTERN + r")*)"
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Marker:
     """One marker occurrence.
 
     ``numbers``: the cited context numbers, expanded and deduplicated in written order.
-    ``start``/``end``: offsets of the marker in the text. ``sentence``: index into
-    ``sentence_spans(text)`` of the sentence carrying it. ``invalid``: numbers that could not
-    be cited at all (zero or negative, huge, or from a reversed or over-wide range).
+    ``start``/``end``: offsets of the marker in the text (``sentences.sentence_index`` finds
+    the sentence carrying it). ``invalid``: numbers that could not be cited at all (zero or
+    negative, huge, or from a reversed or over-wide range).
     """
 
     numbers: tuple[int, ...]
     start: int
     end: int
-    sentence: int
     raw: str
     invalid: int = 0
-
-
-def fold(text: str) -> str:
-    """Fold full-width brackets, digits, commas and dashes to ASCII (same length)."""
-    return text.translate(_FOLD)
-
-
-def protected_spans(text: str) -> list[tuple[int, int]]:
-    """Offsets of code fences, inline code, Markdown links and autolinks (not prose)."""
-    folded = fold(text)
-    spans: list[tuple[int, int]] = []
-
-    def free(start: int, end: int) -> bool:
-        return all(end <= s or start >= e for s, e in spans)
-
-    for pattern in (_FENCE, _INLINE_CODE, _LINK, _AUTOLINK):
-        for m in pattern.finditer(folded):
-            if free(m.start(), m.end()):
-                spans.append((m.start(), m.end()))
-    spans.sort()
-    return spans
-
-
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s <= pos < e for s, e in spans)
 
 
 def _marker_matches(text: str) -> list[re.Match[str]]:
     folded = fold(text)
     spans = protected_spans(text)
-    return [m for m in _MARKER.finditer(folded) if not _inside(m.start(), spans)]
+    return [m for m in _MARKER.finditer(folded) if not inside(m.start(), spans)]
 
 
 def _parse_numbers(marker: str) -> tuple[tuple[int, ...], int]:
@@ -160,62 +99,6 @@ def _to_int(digits: str) -> int | None:
     return sign * value
 
 
-def _word_before(text: str, pos: int) -> str:
-    """The lower-cased word ending at ``pos`` (without trailing dots): "e.g" for "e.g."."""
-    # Abbreviations are short: look back at most 40 characters, so a long run without spaces
-    # (hostile model output) costs O(1) per sentence end rather than O(run length).
-    start, floor = pos, max(0, pos - 40)
-    while start > floor and not text[start - 1].isspace():
-        start -= 1
-    return text[start:pos].lower().rstrip(".")
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Offsets of the sentences of ``text`` (markers after the full stop stay with it).
-
-    Sentences end at ``.``, ``!``, ``?`` (and full-width forms) followed by whitespace, and at
-    line breaks. Leading/trailing whitespace is trimmed; empty sentences are skipped.
-    """
-    folded = fold(text)
-    cuts: list[int] = []
-    protected = protected_spans(text)
-    for m in _SENTENCE_END.finditer(folded):
-        end = m.end()
-        if end < len(folded) and not folded[end].isspace():
-            continue
-        if _inside(m.start(), protected):
-            continue
-        if folded[m.start()] == "." and _word_before(folded, m.start()) in _ABBREVIATIONS:
-            continue
-        cuts.append(end)
-    for i, ch in enumerate(folded):
-        if ch == "\n" and not _inside(i, protected):
-            cuts.append(i)
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for cut in [*sorted(set(cuts)), len(text)]:
-        if cut < start:
-            continue
-        s, e = start, cut
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            spans.append((s, e))
-        start = cut
-    return spans
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (see ``sentence_spans``).
-
-    >>> split_sentences("Refunds take 5 days [1]. Ask billing [2].")
-    ['Refunds take 5 days [1].', 'Ask billing [2].']
-    """
-    return [text[s:e] for s, e in sentence_spans(text)]
-
-
 def parse_markers(text: str) -> list[Marker]:
     """Every citation marker in ``text``, in order. Never raises.
 
@@ -226,21 +109,14 @@ def parse_markers(text: str) -> list[Marker]:
     """
     if not isinstance(text, str) or not text:
         return []
-    sentences = sentence_spans(text)
     markers: list[Marker] = []
     for m in _marker_matches(text):
         numbers, invalid = _parse_numbers(m.group(0))
-        sentence = 0
-        for i, (s, e) in enumerate(sentences):
-            if s <= m.start() < e:
-                sentence = i
-                break
         markers.append(
             Marker(
                 numbers=numbers,
                 start=m.start(),
                 end=m.end(),
-                sentence=sentence,
                 raw=text[m.start() : m.end()],
                 invalid=invalid,
             )

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from citewall.citations.markers import parse_markers, sentence_spans
+from citewall.citations.markers import parse_markers
 from citewall.citations.models import Citation
+from citewall.citations.sentences import sentence_index, sentence_spans
 from citewall.retrieval.types import ContextChunk
 
 
@@ -57,8 +58,8 @@ def reconcile(text: str, context: Sequence[ContextChunk]) -> Reconciliation:
             seen.add(card_id)
             numbers.append(n)
             span = None
-            if marker.sentence < len(spans):
-                s, e = spans[marker.sentence]
+            if spans:
+                s, e = spans[sentence_index(spans, marker.start)]
                 span = text[s:e]
             citations.append(Citation(card_id=card_id, span=span))
     return Reconciliation(citations=citations, dropped=dropped, numbers=tuple(numbers))

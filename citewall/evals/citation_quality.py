@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewall.citations.markers import parse_markers, sentence_spans
+from citewall.citations.markers import parse_markers
+from citewall.citations.sentences import sentence_index, sentence_spans
 from citewall.evals.support import SupportJudge, judgeable
 
 
@@ -84,8 +85,8 @@ def cited_sentences(
             card = by_n.get(n)
             if card is None:
                 unresolved += 1
-            elif 0 <= marker.sentence < len(cited) and card not in cited[marker.sentence]:
-                cited[marker.sentence].append(card)
+            elif cited and card not in cited[i := sentence_index(spans, marker.start)]:
+                cited[i].append(card)
     return [(content[s:e], cards) for (s, e), cards in zip(spans, cited, strict=True)], unresolved
 
 

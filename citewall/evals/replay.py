@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from citewall.citations.markers import split_sentences, strip_markers
+from citewall.citations.markers import strip_markers
+from citewall.citations.sentences import split_sentences
 from citewall.evals.citation_quality import CitationCounts, score_answer
 from citewall.evals.support import SupportJudge, judgeable
 

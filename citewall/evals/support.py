@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from citewall.citations.markers import split_sentences, strip_markers
+from citewall.citations.markers import strip_markers
+from citewall.citations.sentences import split_sentences
 from citewall.evals.catalogue import KbCard
 
 # Hyphens split ("15-minute" -> 15, minute) so a number reads the same in either spelling.

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from citewall.citations.markers import sentence_spans, split_sentences
+from citewall.citations.sentences import sentence_spans, split_sentences
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
 

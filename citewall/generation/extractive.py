@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import Stemmer
 
-from citewall.citations.markers import split_sentences, strip_markers
+from citewall.citations.markers import strip_markers
+from citewall.citations.sentences import split_sentences
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citewall.citations.markers import split_sentences
+from citewall.citations.sentences import split_sentences
 from citewall.config import load_settings
 from citewall.generation.attribution import ATTRIBUTION_THRESHOLD
 from citewall.retrieval.embedder import load_embedder

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citewall.citations.markers import split_sentences, strip_markers
+from citewall.citations.markers import strip_markers
 from citewall.citations.reconcile import reconcile
+from citewall.citations.sentences import split_sentences
 from citewall.generation.extractive import NO_ANSWER, ExtractiveGenerator
 from citewall.kb.card import Card
 from citewall.retrieval.types import ContextChunk

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.citations.markers import sentence_spans, split_sentences
+from citewall.citations.sentences import sentence_spans, split_sentences
 from citewall.kb.urls import url_problem
 
 _HOSTS = st.from_regex(
