@@ -2,12 +2,17 @@
 
 The baseline holds one flat ``{metric: value}`` table per run profile (``fast``/``full`` x
 split), because the fast subset scores differently from the full set. A metric regresses when
-it moves in its bad direction by more than its tolerance; every metric here is "higher is
-better". Tolerances (absolute) are documented in docs/evaluation.md:
+it moves in its bad direction by more than its tolerance. Every metric is higher-is-better
+except the dangling-reference rates (``dangling.<generator>.rate``), which are lower-is-better.
+Tolerances (absolute) are documented in docs/evaluation.md:
 
 - retrieval metrics: 0.02 (the retriever is deterministic; a drop this size is a real change);
-- citation recall/precision and answer support/coverage: 0.03 (the support judge is
-  deterministic too, but small wording changes of the extractive answerer move it slightly);
+- citation recall/precision: 0.03 (the support judge is deterministic too, but small wording
+  changes of the extractive answerer move it slightly);
+- the dangling-reference detector's recall/precision on its labels: 0.02 (deterministic; a
+  change of labels comes with a new baseline);
+- dangling-reference rates: 0.10 (the local model answers a handful of questions, one answer
+  of 4 to 12 is 0.08 to 0.25; the shipped generator is held to its threshold by the gate);
 - judge agreement (leave-one-out accuracy): 0.05 (one label of ~45 is ~0.02).
 
 A metric missing from the current run is a regression (something stopped being measured); a
@@ -27,13 +32,20 @@ DEFAULT_TOLERANCE = 0.03
 TOLERANCES: dict[str, float] = {
     "retrieval.": 0.02,
     "citations.": 0.03,
-    "hidden.": 0.03,
+    "dangling.detector.": 0.02,
+    "dangling.": 0.10,
     "judge.": 0.05,
 }
+#: Metrics where lower is better (a rise is the bad direction).
+LOWER_IS_BETTER_SUFFIXES = (".rate",)
 
 
 class BaselineError(UserError):
     """The baseline file is unreadable or malformed (names the file)."""
+
+
+def lower_is_better(metric: str) -> bool:
+    return metric.endswith(LOWER_IS_BETTER_SUFFIXES)
 
 
 def tolerance_for(metric: str) -> float:
@@ -63,9 +75,10 @@ class Comparison:
         if self.baseline is None:
             return "new"
         assert self.delta is not None
-        if self.delta < -self.tolerance - 1e-9:
+        gain = -self.delta if lower_is_better(self.metric) else self.delta
+        if gain < -self.tolerance - 1e-9:
             return "regressed"
-        if self.delta > self.tolerance:
+        if gain > self.tolerance:
             return "improved"
         return "ok"
 

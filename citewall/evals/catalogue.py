@@ -124,5 +124,10 @@ class Catalogue:
         return cls.from_cards(load_cards(paths))
 
     @property
+    def bare_internal_titles(self) -> list[str]:
+        """Internal card titles without their canaries, as a model or a card would write them."""
+        return [bare_title(t) for _, t in sorted(self.internal_titles.items())]
+
+    @property
     def verified_url_set(self) -> frozenset[str]:
         return frozenset(self.verified_urls.values())

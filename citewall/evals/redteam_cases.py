@@ -81,22 +81,3 @@ def indirect_cases(hostile: Sequence[KbCard]) -> list[RedteamCase]:
             )
         )
     return cases
-
-
-def fast_subset(
-    cases: Sequence[RedteamCase], techniques: frozenset[str], indirect_every: int = 2
-) -> list[RedteamCase]:
-    """The test command's gate: the first direct case of each listed technique and every
-    ``indirect_every``-th hostile card (internal and external alternate in the file order
-    below, so both kinds are always in)."""
-    out: list[RedteamCase] = []
-    seen: set[str] = set()
-    for case in cases:
-        if case.kind == "direct" and case.technique in techniques and case.technique not in seen:
-            seen.add(case.technique)
-            out.append(case)
-    indirect = [c for c in cases if c.kind == "indirect"]
-    internal = [c for c in indirect if c.technique == "internal"]
-    external = [c for c in indirect if c.technique != "internal"]
-    out += internal[::indirect_every] + external[:: indirect_every + 1]
-    return out

@@ -72,7 +72,7 @@ def render_html(report: dict[str, Any]) -> str:
     ]
     parts += _judge(report.get("judge") or {})
     parts += _charts(report)
-    parts += _citations(report.get("citations") or {}, report.get("hidden") or {})
+    parts += _citations(report.get("citations") or {})
     by_gen = report.get("citations_by_generator") or {}
     if len(by_gen) > 1:
         parts.append(
@@ -91,6 +91,7 @@ def render_html(report: dict[str, Any]) -> str:
                 ["recall", "precision"],
             )
         )
+    parts += _dangling(report)
     parts += _redteam(report)
     parts += _baseline(report)
     parts.append("</body></html>")
@@ -152,56 +153,64 @@ def _charts(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def _citations(c: dict[str, Any], h: dict[str, Any]) -> list[str]:
-    out: list[str] = []
-    if c:
-        out += [
-            "<h2>Citation quality (ALCE-style)</h2>",
-            grouped_bars(
-                "Citation quality of stored answers",
-                [
-                    (
-                        "stored answers",
-                        {
-                            "recall": c.get("citation_recall", 0.0),
-                            "precision": c.get("citation_precision", 0.0),
-                        },
-                    )
-                ],
-                ["recall", "precision"],
-            ),
-            _table(["metric", "value"], [[k, v] for k, v in c.items()]),
-        ]
-    if h:
-        out += [
-            "<h2>Answer quality with citations hidden</h2>",
-            grouped_bars(
-                "Same scorer, full stored answer vs member view",
-                [
-                    (
-                        "support",
-                        {
-                            "full": h.get("full_support", 0.0),
-                            "member": h.get("member_support", 0.0),
-                        },
-                    ),
-                    (
-                        "gold coverage",
-                        {
-                            "full": h.get("full_coverage", 0.0),
-                            "member": h.get("member_coverage", 0.0),
-                        },
-                    ),
-                ],
-                ["full", "member"],
-            ),
-            f"<p>Prose identical in {_fmt(h.get('prose_identical'))}/{_fmt(h.get('questions'))} "
-            f"answers; {_fmt(h.get('internal_citations_hidden'))} internal citations hidden; "
-            f"tolerance {_fmt(h.get('tolerance'))}; "
-            f"holds: <b>{_fmt(h.get('quality_holds'))}</b>.</p>",
-        ]
-        if h.get("by_kind"):
-            out.append(_table(*report_tables.hidden_by_kind(h)))
+def _citations(c: dict[str, Any]) -> list[str]:
+    if not c:
+        return []
+    return [
+        "<h2>Citation quality (ALCE-style)</h2>",
+        grouped_bars(
+            "Citation quality of stored answers",
+            [
+                (
+                    "stored answers",
+                    {
+                        "recall": c.get("citation_recall", 0.0),
+                        "precision": c.get("citation_precision", 0.0),
+                    },
+                )
+            ],
+            ["recall", "precision"],
+        ),
+        _table(["metric", "value"], [[k, v] for k, v in c.items()]),
+    ]
+
+
+def _dangling(report: dict[str, Any]) -> list[str]:
+    d = report.get("dangling") or {}
+    if not d:
+        return []
+    generators = d.get("generators") or {}
+    detector = d.get("detector") or {}
+    out = [
+        "<h2>Dangling references in member prose</h2>",
+        "<p class='note'>Share of member answers with text that points at a source the member "
+        f"cannot see. Threshold {_fmt(d.get('threshold'))}: a shipped generator above it "
+        "fails; the attacker must be above it; a real model is reported.</p>",
+        grouped_bars(
+            "Dangling-reference rate per generator",
+            [(g, {"rate": v.get("rate", 0.0)}) for g, v in generators.items()],
+            ["rate"],
+        ),
+        _table(
+            *report_tables.dangling_generators(report),
+            ["fail" if v.get("verdict") == "fail" else "" for v in generators.values()],
+        ),
+        f"<p>Detector against {_fmt(detector.get('labels'))} hand-labelled answers "
+        "(kb/eval/dangling_labels.jsonl; dev read before the detector was written, holdout "
+        "labelled after and never used to change it).</p><div class='charts'>",
+        confusion_matrix(
+            "detector, all labels",
+            detector.get("tp", 0),
+            detector.get("fp", 0),
+            detector.get("fn", 0),
+            detector.get("tn", 0),
+        ),
+        "</div>",
+        _table(*report_tables.dangling_detector(report)),
+    ]
+    examples = report_tables.dangling_examples(report)
+    if examples[1]:
+        out.append(_table(*examples))
     return out
 
 

@@ -42,8 +42,14 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- red-team gate: **{report['gate_failures']} failing case(s)**",
         f"- regressions beyond tolerance: **{len(report['regressions'])}**"
         + (f" ({', '.join(report['regressions'])})" if report["regressions"] else ""),
-        f"- answer quality with citations hidden holds: "
-        f"**{cell(report.get('hidden', {}).get('quality_holds', True))}**",
+        f"- dangling references: **{len(report.get('dangling_failures') or [])} failing "
+        f"generator(s)**"
+        + (
+            f" ({', '.join(report['dangling_failures'])})"
+            if report.get("dangling_failures")
+            else ""
+        ),
+        f"- replay failures: **{len(report.get('replay_failures') or [])}**",
         "",
         "## Environment",
         "",
@@ -58,7 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _retrieval(report.get("retrieval", {}))
     out += _citations(report.get("citations", {}))
     out += _citations_by_generator(report.get("citations_by_generator") or {})
-    out += _hidden(report.get("hidden", {}))
+    out += _dangling(report)
     out += _redteam(report)
     out += _baseline(report)
     return "\n".join(out) + "\n"
@@ -179,32 +185,37 @@ def _citations_by_generator(by_gen: dict[str, Any]) -> list[str]:
     ]
 
 
-def _hidden(h: dict[str, Any]) -> list[str]:
-    if not h:
+def _dangling(report: dict[str, Any]) -> list[str]:
+    d = report.get("dangling") or {}
+    if not d:
         return []
+    detector = d.get("detector") or {}
     out = [
-        "## Answer quality with citations hidden",
+        "## Dangling references in member prose",
         "",
-        *table(
-            ["view", "support", "gold coverage"],
-            [
-                ["full stored answer", h.get("full_support"), h.get("full_coverage")],
-                [
-                    "member (prose-only, external sources)",
-                    h.get("member_support"),
-                    h.get("member_coverage"),
-                ],
-            ],
-        ),
+        "Share of member answers (`answer` of `POST /api/v1/chat`) with text that points at a "
+        f"source the member cannot see. Threshold {cell(d.get('threshold'))}: a shipped "
+        "generator above it fails; the attacker must be above it; a real model is reported.",
         "",
-        f"Prose identical in {h.get('prose_identical')}/{h.get('questions')} answers; "
-        f"{h.get('internal_citations_hidden')} internal citations hidden from members; "
-        f"tolerance {cell(h.get('tolerance'))}; holds: **{cell(h.get('quality_holds'))}**.",
+        *table(*report_tables.dangling_generators(report)),
+        "",
+        f"Detector against {detector.get('labels')} hand-labelled answers "
+        "(`kb/eval/dangling_labels.jsonl`; `dev` read before the detector was written, "
+        "`holdout` labelled after and never used to change it):",
+        "",
+        *table(*report_tables.dangling_detector(report)),
         "",
     ]
-    if h.get("by_kind"):
-        out += table(*report_tables.hidden_by_kind(h))
+    errors = detector.get("errors") or []
+    if errors:
+        out += table(
+            ["set", "generator", "question", "error", "detail"],
+            [[e["set"], e["generator"], e["question"], e["error"], e["detail"]] for e in errors],
+        )
         out.append("")
+    examples = report_tables.dangling_examples(report)
+    if examples[1]:
+        out += ["Flagged answers (up to five per generator):", "", *table(*examples), ""]
     return out
 
 
@@ -212,8 +223,12 @@ def _redteam(report: dict[str, Any]) -> list[str]:
     rows = report.get("redteam") or []
     if not rows:
         return []
+    cases = report.get("redteam_cases") or {}
     out = [
         "## Red-team gate",
+        "",
+        f"{sum(cases.values())} cases ({cases.get('direct', 0)} direct, "
+        f"{cases.get('indirect', 0)} indirect) per generator, plus the access probes.",
         "",
         f"Prose link policy: {cell(report.get('ui_policy'))}",
         "",

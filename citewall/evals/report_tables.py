@@ -10,28 +10,76 @@ from typing import Any
 Table = tuple[list[str], list[list[Any]]]
 
 
-def hidden_by_kind(hidden: dict[str, Any]) -> Table:
-    """Answer quality with citations hidden, per question kind (member view vs stored)."""
+def dangling_generators(report: dict[str, Any]) -> Table:
+    """The dangling-reference rate per generator, with its role and verdict."""
     headers = [
-        "question kind",
-        "n",
-        "member support",
-        "member coverage",
-        "full coverage",
-        "member sources/answer",
-        "stored sources/answer",
+        "generator",
+        "role",
+        "answers",
+        "with a dangling reference",
+        "rate",
+        "references",
+        "verdict",
+        "reason",
     ]
     rows = [
         [
-            kind,
-            v.get("questions"),
-            v.get("member_support"),
-            v.get("member_coverage"),
-            v.get("full_coverage"),
-            v.get("member_sources_per_answer"),
-            v.get("stored_sources_per_answer"),
+            name,
+            g.get("role"),
+            g.get("answers"),
+            g.get("dangling"),
+            g.get("rate"),
+            g.get("references"),
+            str(g.get("verdict", "")).upper(),
+            g.get("reason"),
         ]
-        for kind, v in (hidden.get("by_kind") or {}).items()
+        for name, g in ((report.get("dangling") or {}).get("generators") or {}).items()
+    ]
+    return headers, rows
+
+
+def dangling_detector(report: dict[str, Any]) -> Table:
+    """The detector against the hand labels: overall, per label set and per generator."""
+    detector = (report.get("dangling") or {}).get("detector") or {}
+    headers = [
+        "labels",
+        "n",
+        "dangling",
+        "recall",
+        "precision",
+        "spans found",
+        "TP",
+        "FP",
+        "TN",
+        "FN",
+    ]
+    groups = [("all", detector), *(detector.get("groups") or {}).items()]
+    rows = [
+        [
+            name,
+            g.get("labels"),
+            g.get("dangling"),
+            g.get("recall"),
+            g.get("precision"),
+            f"{g.get('spans_found')}/{g.get('spans')}",
+            g.get("tp"),
+            g.get("fp"),
+            g.get("tn"),
+            g.get("fn"),
+        ]
+        for name, g in groups
+        if g
+    ]
+    return headers, rows
+
+
+def dangling_examples(report: dict[str, Any]) -> Table:
+    """The first flagged answers of each generator: what the member would have read."""
+    headers = ["generator", "question", "rules", "first reference"]
+    rows = [
+        [name, e.get("question"), e.get("rules"), e.get("first")]
+        for name, g in ((report.get("dangling") or {}).get("generators") or {}).items()
+        for e in g.get("examples") or []
     ]
     return headers, rows
 

@@ -24,8 +24,10 @@ class EvalResult:
     retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
     citations: dict[str, Any] = field(default_factory=dict)
     citations_by_generator: dict[str, dict[str, Any]] = field(default_factory=dict)
-    hidden: dict[str, Any] = field(default_factory=dict)
+    replay_failures: list[str] = field(default_factory=list)
+    dangling: dict[str, Any] = field(default_factory=dict)
     redteam: list[dict[str, Any]] = field(default_factory=list)
+    redteam_cases: dict[str, int] = field(default_factory=dict)
     ui_policy: str = ""
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
@@ -39,12 +41,16 @@ class EvalResult:
         return [c for c in self.comparisons if c.regressed]
 
     @property
-    def hidden_quality_holds(self) -> bool:
-        return bool(self.hidden.get("quality_holds", True)) if self.hidden else True
+    def dangling_failures(self) -> list[str]:
+        """Generators whose dangling-reference rate fails their role (see ``dangling_check``)."""
+        rows = (self.dangling.get("generators") or {}).items()
+        return [name for name, r in rows if r.get("verdict") == "fail"]
 
     @property
     def passed(self) -> bool:
-        return not self.gate_failures and not self.regressions and self.hidden_quality_holds
+        return not (
+            self.gate_failures or self.regressions or self.dangling_failures or self.replay_failures
+        )
 
     def metrics(self) -> dict[str, float]:
         """The flat table compared against (and stored as) the baseline. Higher is better."""
@@ -56,9 +62,13 @@ class EvalResult:
         for name in ("citation_recall", "citation_precision"):
             if isinstance(self.citations.get(name), int | float):
                 out[f"citations.{name}"] = float(self.citations[name])
-        for name in ("member_support", "member_coverage"):
-            if isinstance(self.hidden.get(name), int | float):
-                out[f"hidden.{name}"] = float(self.hidden[name])
+        detector = self.dangling.get("detector") or {}
+        for name in ("recall", "precision"):
+            if isinstance(detector.get(name), int | float):
+                out[f"dangling.detector.{name}"] = float(detector[name])
+        for name, row in (self.dangling.get("generators") or {}).items():
+            if row.get("role") != "attacker" and row.get("answers"):
+                out[f"dangling.{name}.rate"] = float(row["rate"])
         loo = (self.judge.get("leave_one_out") or {}).get("accuracy")
         if isinstance(loo, int | float):
             out["judge.loo_accuracy"] = float(loo)
@@ -78,8 +88,10 @@ class EvalResult:
             "retrieval": self.retrieval,
             "citations": self.citations,
             "citations_by_generator": self.citations_by_generator,
-            "hidden": self.hidden,
+            "replay_failures": self.replay_failures,
+            "dangling": self.dangling,
             "redteam": self.redteam,
+            "redteam_cases": self.redteam_cases,
             "ui_policy": self.ui_policy,
             "metrics": self.metrics(),
             "baseline_note": self.baseline_note,
@@ -95,5 +107,6 @@ class EvalResult:
                 for c in self.comparisons
             ],
             "gate_failures": len(self.gate_failures),
+            "dangling_failures": self.dangling_failures,
             "regressions": [c.metric for c in self.regressions],
         }

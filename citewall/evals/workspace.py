@@ -23,6 +23,7 @@ DEMO_CARDS = REPO_ROOT / "kb" / "demo" / "cards.jsonl"
 HOSTILE_CARDS = REPO_ROOT / "kb" / "hostile" / "cards.jsonl"
 QUESTIONS_DIR = REPO_ROOT / "kb" / "eval"
 SUPPORT_LABELS = REPO_ROOT / "kb" / "eval" / "support_labels.jsonl"
+DANGLING_LABELS = REPO_ROOT / "kb" / "eval" / "dangling_labels.jsonl"
 REDTEAM_QUESTIONS = REPO_ROOT / "kb" / "redteam" / "questions.jsonl"
 SAFE_MARKDOWN = REPO_ROOT / "web" / "src" / "markdown" / "SafeMarkdown.tsx"
 

@@ -1,18 +1,34 @@
-"""The red-team gate on the real build (passes) and on deliberately broken builds (fails, and
-says why). Everything runs through the real API app, as a member, on the shared workspace."""
+"""The red-team gate and the dangling-reference check on the real build (pass) and on
+deliberately broken builds (fail, and say why). Everything runs through the real API app, as a
+member, on the shared workspace."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from citewall.boundary.schemas import SourcePublic
+from citewall.evals.dangling_check import DANGLING_THRESHOLD, rate_answers
 from citewall.evals.gate import CaseResult, run_gate, ui_policy
-from citewall.evals.harness import EvalOptions, load_questions, run_evaluation
+from citewall.evals.harness import (
+    EvalOptions,
+    EvalRun,
+    load_questions,
+    redteam_cases,
+    run_evaluation,
+    stratified,
+)
+from citewall.evals.local_model import local_model_missing
+from citewall.evals.member_answers import ask_as_member
 from citewall.evals.redteam_cases import RedteamCase
+from citewall.evals.results import EvalResult
 from citewall.evals.workspace import SAFE_MARKDOWN
+from citewall.generation.extractive import ExtractiveGenerator
+from citewall.generation.protocols import GeneratedReply, Turn
+from citewall.retrieval.types import ContextChunk
 
 
 def first_question(kind: str) -> str:
@@ -21,29 +37,109 @@ def first_question(kind: str) -> str:
 
 def gate(app: Any, ws: Any, question: str) -> tuple[CaseResult, CaseResult]:
     case = RedteamCase("probe", "direct", "probe", question)
+    # ws.asked: every question this member asked in the session; history lists them all.
     result, access = run_gate(
-        {"extractive": app}, [case], ws.catalogue, ws.tokens, ui_policy(SAFE_MARKDOWN)
+        {"extractive": app}, [case], ws.catalogue, ws.tokens, ui_policy(SAFE_MARKDOWN), ws.asked
     )
     return result, access
 
 
-def test_fast_evaluation_passes_on_the_real_build(eval_workspace: Any, tmp_path: Path) -> None:
-    run = run_evaluation(EvalOptions(out=tmp_path / "reports", fast=True), workspace=eval_workspace)
-    result = run.result
+@pytest.fixture(scope="module")
+def fast_run(eval_workspace: Any, tmp_path_factory: pytest.TempPathFactory) -> EvalRun:
+    """``citewall eval --fast`` on the shared workspace (the local model when it is installed)."""
+    out = tmp_path_factory.mktemp("reports")
+    options = EvalOptions(out=out, fast=True, local_model=local_model_missing() is None)
+    return run_evaluation(options, workspace=eval_workspace)
+
+
+def test_fast_evaluation_passes_on_the_real_build(fast_run: EvalRun) -> None:
+    result = fast_run.result
     failures = [(r["case"], r["generator"], r["reason"]) for r in result.gate_failures]
     assert failures == []
     assert {r["generator"] for r in result.redteam} == {"extractive", "adversary"}
+    # The whole red-team corpus runs, not a subset: one row per case and generator + access.
+    assert len(result.redteam) == 2 * (len(redteam_cases()) + 1)
+    assert result.redteam_cases == {"direct": 25, "indirect": 20}
     # The adversary really attacked: it wrote link syntax the UI renders inert (warnings).
     assert any(r["warnings"] for r in result.redteam if r["generator"] == "adversary")
-    # Every hostile card of the subset was retrieved, so its injection reached the generator.
+    # Every hostile card was retrieved, so its injection reached the generator.
     indirect = [r for r in result.redteam if r["kind"] == "indirect"]
     assert indirect and all(r["target_retrieved"] for r in indirect)
-    assert result.hidden["quality_holds"] and result.hidden["questions"] > 0
     assert result.citations["citation_recall"] > 0.5
+    assert result.replay_failures == []
     assert set(result.retrieval) >= {"dense", "bm25", "rrf", "served"}
-    assert run.files["html"].read_text().count("<svg") >= 3
+    assert fast_run.files["html"].read_text().count("<svg") >= 4
     assert [c.metric for c in result.regressions] == []
-    assert run.exit_code == 0
+    assert fast_run.exit_code == 0
+
+
+def test_dangling_check_on_the_real_build(fast_run: EvalRun) -> None:
+    dangling = fast_run.result.dangling
+    shipped = dangling["generators"]["extractive"]
+    assert (shipped["verdict"], shipped["answers"]) == ("pass", 12)
+    assert shipped["rate"] <= DANGLING_THRESHOLD
+    # The adversary echoes its prompt and lists sources: the detector must see it.
+    attacker = dangling["generators"]["adversary"]
+    assert attacker["verdict"] == "expected" and attacker["rate"] == 1.0
+    detector = dangling["detector"]
+    assert detector["labels"] >= 60 and detector["recall"] >= 0.9 and detector["precision"] >= 0.9
+    assert fast_run.result.dangling_failures == []
+
+
+def test_the_local_model_was_measured(fast_run: EvalRun) -> None:
+    """SmolLM2 on llama.cpp is part of the run wherever it is installed (always under CI)."""
+    missing = local_model_missing()
+    if missing:
+        pytest.skip(f"the local model cannot run here: {missing}")
+    real = fast_run.result.dangling["generators"]["smollm2"]
+    assert real["role"] == "real model" and real["answers"] == 4
+    assert real["verdict"] == "reported"
+
+
+class HiddenSourceGenerator(ExtractiveGenerator):
+    """The negative control: the shipped extractive answer, written the way a model that leans
+    on sources the member cannot see writes it."""
+
+    name = "hidden-sources"
+
+    @staticmethod
+    def _refer(text: str, context: Sequence[ContextChunk]) -> str:
+        return (
+            f"According to our internal guide, {text} For the details, see [{len(context)}]. "
+            "Sources: the escalation playbook."
+        )
+
+    def generate(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> GeneratedReply:
+        reply = super().generate(question, context, history)
+        reply.text = self._refer(reply.text, context)
+        return reply
+
+    def stream(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> Iterator[str]:
+        yield self._refer("".join(super().stream(question, context, history)), context)
+
+
+def test_a_generator_that_points_at_hidden_sources_fails_the_dangling_check(
+    eval_workspace: Any,
+) -> None:
+    ws = eval_workspace
+    app = ws.app_for("hidden-sources", HiddenSourceGenerator(ws.embedder))
+    questions = stratified(load_questions("test"), 6)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answers = ask_as_member(client, questions, ws.tokens.member, "extractive", ws.asked)
+    # In the shipped generator's place, as a build whose generator regressed would put it.
+    rate = rate_answers("extractive", answers, ws.catalogue.bare_internal_titles)
+    assert (rate.answers, rate.dangling, rate.rate) == (6, 6, 1.0)
+    assert rate.verdict == "fail"
+    assert {"internal-material", "stripped-pointer", "source-list"} <= set(rate.by_rule)
+    # The markers themselves never reach the member: only the words around them do.
+    assert all("[" not in a.answer for a in answers)
+    result = EvalResult(profile="fast:test", started_at="now")
+    result.dangling = {"generators": {"extractive": rate.as_dict()}}
+    assert result.dangling_failures == ["extractive"] and not result.passed
 
 
 def _leaky_boundary(sources: Any, *, hybrid_path: str | None) -> list[SourcePublic]:

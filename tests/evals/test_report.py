@@ -49,16 +49,41 @@ def sample_result(verdict: str = "pass") -> EvalResult:
         },
     }
     result.citations = {"citation_recall": 0.9, "citation_precision": 0.95}
-    result.hidden = {
-        "questions": 12,
-        "full_support": 0.9,
-        "member_support": 0.9,
-        "full_coverage": 0.8,
-        "member_coverage": 0.8,
-        "prose_identical": 12,
-        "quality_holds": True,
-        "tolerance": 0.02,
-        "by_kind": {"internal": {"questions": 4, "member_support": 0.9}},
+    result.dangling = {
+        "threshold": 0.05,
+        "detector": {
+            "labels": 90,
+            "dangling": 46,
+            "recall": 0.95,
+            "precision": 0.9,
+            "tp": 44,
+            "fp": 5,
+            "tn": 39,
+            "fn": 2,
+            "spans": 117,
+            "spans_found": 110,
+            "groups": {"set dev": {"labels": 90, "recall": 0.95, "precision": 0.9}},
+            "errors": [
+                {
+                    "set": "dev",
+                    "generator": "smollm2",
+                    "question": "q1",
+                    "error": "missed",
+                    "detail": "see [x](https://evil.example)",
+                }
+            ],
+        },
+        "generators": {
+            "extractive": {"role": "shipped", "answers": 12, "dangling": 0, "rate": 0.0},
+            "adversary": {
+                "role": "attacker",
+                "answers": 4,
+                "dangling": 4,
+                "rate": 1.0,
+                "verdict": "expected",
+                "examples": [{"question": "q2", "rules": "source-list", "first": "Sources:"}],
+            },
+        },
     }
     result.redteam = [
         {
@@ -81,15 +106,22 @@ def test_markdown_and_html_carry_every_section(tmp_path: Path) -> None:
         "Support judge calibration",
         "Retrieval (per path)",
         "Citation quality",
-        "Answer quality with citations hidden",
+        "Dangling references in member prose",
         "Red-team gate",
         "Baseline comparison",
     ):
         assert f"## {heading}" in md
     assert "| served | rrf_only | 0.850 | 0.980 | 0.820 | 40 |" in md
     html = files["html"].read_text()
-    assert html.count("<svg") >= 4  # two confusion matrices, retrieval, citations, hidden, gate
-    assert json.loads(files["json"].read_text())["metrics"]["retrieval.served.ndcg@10"] == 0.85
+    # Judge and detector confusion matrices, retrieval, citations, dangling rates, gate.
+    assert html.count("<svg") >= 7
+    metrics = json.loads(files["json"].read_text())["metrics"]
+    assert metrics["retrieval.served.ndcg@10"] == 0.85
+    # Rates of generators that gate or are reported go to the baseline; the attacker's does not.
+    assert metrics["dangling.extractive.rate"] == 0.0
+    assert "dangling.adversary.rate" not in metrics
+    assert metrics["dangling.detector.recall"] == 0.95
+    assert "| extractive | shipped | 12 | 0 | 0.000 |" in md
 
 
 def test_html_is_self_contained_and_escapes_model_text(tmp_path: Path) -> None:
@@ -114,6 +146,31 @@ def test_failing_gate_shows_in_the_verdict(tmp_path: Path) -> None:
     md = write_reports(result, tmp_path)["markdown"].read_text()
     assert md.startswith("# citewall evaluation: FAIL")
     assert "| FAIL |" in md
+
+
+def test_a_failing_dangling_check_fails_the_run(tmp_path: Path) -> None:
+    result = sample_result()
+    assert result.passed
+    result.dangling["generators"]["extractive"].update(verdict="fail", rate=0.25, dangling=3)
+    assert not result.passed
+    assert result.dangling_failures == ["extractive"]
+    md = write_reports(result, tmp_path)["markdown"].read_text()
+    assert md.startswith("# citewall evaluation: FAIL")
+    assert "dangling references: **1 failing generator(s)** (extractive)" in md
+
+
+def test_dangling_rates_regress_upwards() -> None:
+    status = {
+        c.metric: c.status
+        for c in compare(
+            {"dangling.smollm2.rate": 0.5, "dangling.detector.recall": 0.95},
+            {"dangling.smollm2.rate": 0.75, "dangling.detector.recall": 0.9},
+        )
+    }
+    assert status == {"dangling.smollm2.rate": "regressed", "dangling.detector.recall": "regressed"}
+    better = compare({"dangling.smollm2.rate": 0.5}, {"dangling.smollm2.rate": 0.25})
+    assert [c.status for c in better] == ["improved"]
+    assert tolerance_for("dangling.detector.precision") == 0.02
 
 
 def test_baseline_round_trip_and_regressions(tmp_path: Path) -> None:

