@@ -29,8 +29,10 @@ _FOLD = str.maketrans(
     }
 )
 
-# Regions where brackets are not markers. Fences first (they contain backticks).
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
+# Regions where brackets are not markers. Fences first (they contain backticks). Only a closed
+# fence is code here: a model that echoes the prompt's opening fence and then cites ``[2]``
+# is citing, and the member must not read the number.
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 # [text](target) or ![alt](src); the text may hold one level of brackets.
 _LINK = re.compile(r"!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)")

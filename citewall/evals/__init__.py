@@ -1,19 +1,19 @@
-"""The evaluation harness and the red-team gate (``citewall eval``).
+"""Measurement, apart from what it measures: ``citewall eval`` and ``citewall bench``.
 
-One concept per module:
+Development commands: they measure citewall on the labelled data of a source checkout
+(``data``). Everything they run is production code, called rather than copied.
 
-- ``harness``: the run (workspace -> judge -> retrieval -> replay -> dangling references ->
-  gate -> baseline -> report); ``cli.run`` is the typer command.
-- ``workspace``: a throwaway data dir with the demo and hostile KBs, the real runtime, users.
-- ``support`` / ``calibration``: the support judge and its calibration on hand labels.
-- ``citation_quality``: ALCE-style citation recall and precision.
-- ``member_answers``: questions on ``POST /api/v1/chat`` as a member; what the member got.
-- ``replay``: questions through the API; citation quality of the stored answers.
-- ``dangling`` / ``dangling_check``: references in member prose to sources the member cannot
-  see; the detector against its hand labels, and the rate per generator.
-- ``generators`` / ``local_model``: the apps per generator; SmolLM2 on llama.cpp's server.
-- ``ir_metrics``: nDCG@10, recall@10, MRR per retrieval path.
-- ``catalogue`` / ``leaks`` / ``member_view`` / ``access`` / ``gate`` / ``redteam_cases``: the
-  red-team gate; ``adversary``: the OpenAI-compatible model that obeys every injection.
-- ``baseline``, ``results``, ``report_markdown``, ``report_html``, ``svg``: the report.
+- ``harness``: the evaluation run (workspace -> judge -> retrieval -> replay -> dangling
+  references -> red-team gate -> baseline -> report); ``workspace``: a throwaway data dir with
+  the demo and hostile KBs, the real runtime and users; ``questions``: the labelled questions and
+  their one loader; ``member_answers``: asking as a member; ``generators``: the app per
+  generator; ``llm_server``: the scripted OpenAI-compatible server (the one outer boundary);
+  ``local_model``: SmolLM2 on llama.cpp's server.
+- ``retrieval/``: ranking metrics, per-path rankings through the retriever's stages, ANN recall,
+  ``citewall eval retrieval``.
+- ``quality/``: the support judge and its calibration, citation recall and precision, the replay,
+  dangling references in member prose.
+- ``redteam/``: the cases, the adversarial model, the leak rules, the access probes, the gate.
+- ``report/``: the result, the baseline comparison, the Markdown and HTML reports.
+- ``bench/``: one percentile, one server starter, the synthetic corpus, retrieval and API load.
 """

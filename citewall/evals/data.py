@@ -17,7 +17,10 @@ DEMO_CARDS = KB_DIR / "demo" / "cards.jsonl"
 HOSTILE_CARDS = KB_DIR / "hostile" / "cards.jsonl"
 QUESTIONS_DIR = KB_DIR / "eval"
 SUPPORT_LABELS = QUESTIONS_DIR / "support_labels.jsonl"
+DANGLING_LABELS = QUESTIONS_DIR / "dangling_labels.jsonl"
 REDTEAM_QUESTIONS = KB_DIR / "redteam" / "questions.jsonl"
+#: The committed baseline ``citewall eval`` compares with.
+BASELINE = REPO_ROOT / "evals" / "baseline.json"
 
 
 def split_path(split: str) -> Path:

@@ -16,7 +16,8 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from citewall.errors import UserError
-from citewall.evals import adversary, local_model
+from citewall.evals import local_model
+from citewall.evals.redteam import adversary
 from citewall.evals.workspace import EvalWorkspace
 from citewall.generation.factory import build_generator
 from citewall.generation.protocols import Generator
@@ -55,7 +56,7 @@ def generator_apps(ws: EvalWorkspace, names: Sequence[str]) -> Iterator[dict[str
             if name == "extractive":
                 apps[name] = ws.app_for("extractive")
             elif name == "adversary":
-                server = stack.enter_context(adversary.AdversaryServer())
+                server = stack.enter_context(adversary.adversary_server())
                 gen = openai_generator(
                     ws, server.base_url, adversary.MODEL_NAME, max_tokens=512, timeout_s=30.0
                 )

@@ -24,10 +24,19 @@ from typing import Any, Literal
 from fastapi.testclient import TestClient
 
 from citewall.errors import UserError
-from citewall.evals import baseline as baseline_mod
-from citewall.evals.calibration import calibrate, load_labels
-from citewall.evals.catalogue import load_cards
-from citewall.evals.dangling_check import (
+from citewall.evals.data import (
+    BASELINE,
+    DANGLING_LABELS,
+    HOSTILE_CARDS,
+    REDTEAM_QUESTIONS,
+    SUPPORT_LABELS,
+    require,
+)
+from citewall.evals.generators import generator_apps
+from citewall.evals.local_model import LocalModelError, local_model_missing
+from citewall.evals.member_answers import MemberAnswer, ask_as_member
+from citewall.evals.quality.calibration import calibrate, load_labels
+from citewall.evals.quality.dangling_check import (
     DANGLING_THRESHOLD,
     GeneratorRate,
     load_dangling_labels,
@@ -35,29 +44,19 @@ from citewall.evals.dangling_check import (
     score_detector,
     unmeasured,
 )
-from citewall.evals.gate import run_gate, ui_policy
-from citewall.evals.generators import generator_apps
-from citewall.evals.local_model import LocalModelError, local_model_missing
-from citewall.evals.member_answers import MemberAnswer, ask_as_member
-from citewall.evals.questions import Question
-from citewall.evals.redteam_cases import RedteamCase, indirect_cases, load_direct_cases
-from citewall.evals.replay import replay_questions
-from citewall.evals.report_html import render_html
-from citewall.evals.report_markdown import render_markdown
-from citewall.evals.results import EvalResult
+from citewall.evals.quality.replay import replay_questions
+from citewall.evals.quality.support import SupportJudge
+from citewall.evals.questions import Question, labelled_split, stratified
+from citewall.evals.redteam.cases import RedteamCase, indirect_cases, load_direct_cases
+from citewall.evals.redteam.catalogue import load_cards
+from citewall.evals.redteam.gate import run_gate
+from citewall.evals.report import baseline as baseline_mod
+from citewall.evals.report.html import render_html
+from citewall.evals.report.markdown import render_markdown
+from citewall.evals.report.results import EvalResult
 from citewall.evals.retrieval.paths import evaluate_paths
-from citewall.evals.support import SupportJudge
-from citewall.evals.workspace import (
-    DANGLING_LABELS,
-    HOSTILE_CARDS,
-    QUESTIONS_DIR,
-    REDTEAM_QUESTIONS,
-    REPO_ROOT,
-    SAFE_MARKDOWN,
-    SUPPORT_LABELS,
-    EvalWorkspace,
-    build_workspace,
-)
+from citewall.evals.workspace import EvalWorkspace, build_workspace
+from citewall.retrieval.retriever import HybridRetriever
 
 log = logging.getLogger("citewall.evals")
 
@@ -74,7 +73,7 @@ FAST_ADVERSARY_QUESTIONS = 4
 LOCAL_MODEL_QUESTIONS = (4, 12)
 #: Labelled questions used for retrieval metrics in --fast mode (stratified by kind).
 FAST_RETRIEVAL_QUESTIONS = 40
-DEFAULT_BASELINE = REPO_ROOT / "evals" / "baseline.json"
+DEFAULT_BASELINE = BASELINE
 
 
 @dataclass(slots=True)
@@ -106,37 +105,10 @@ class EvalRun:
         return 0 if self.result.passed else 1
 
 
-def load_questions(split: str) -> list[dict[str, Any]]:
-    """The labelled questions of ``split`` (``test`` or ``dev``)."""
-    if split not in {"test", "dev"}:
-        raise UserError(f"unknown split {split!r}; use test or dev")
-    path = QUESTIONS_DIR / f"questions.{split}.jsonl"
-    if not path.is_file():
-        raise UserError(f"{path}: labelled questions not found")
-    rows = [
-        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-    return [r for r in rows if r.get("gold")]
-
-
-def stratified(questions: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    """Up to ``n`` questions, round-robin over kinds, in file order (deterministic)."""
-    by_kind: dict[str, list[dict[str, Any]]] = {}
-    for q in questions:
-        by_kind.setdefault(str(q.get("kind", "")), []).append(q)
-    out: list[dict[str, Any]] = []
-    while len(out) < n and any(by_kind.values()):
-        for kind in sorted(by_kind):
-            if by_kind[kind] and len(out) < n:
-                out.append(by_kind[kind].pop(0))
-    return out
-
-
 def redteam_cases() -> list[RedteamCase]:
     """The whole red-team corpus: the direct questions and one case per hostile card."""
-    direct = load_direct_cases(REDTEAM_QUESTIONS)
-    hostile = load_cards([HOSTILE_CARDS]) if HOSTILE_CARDS.is_file() else []
-    return [*direct, *indirect_cases(hostile)]
+    direct = load_direct_cases(require(REDTEAM_QUESTIONS))
+    return [*direct, *indirect_cases(load_cards([require(HOSTILE_CARDS)]))]
 
 
 @contextmanager
@@ -149,17 +121,15 @@ def _stage(timings: dict[str, float], name: str) -> Iterator[None]:
         timings[name] = round(time.perf_counter() - t0, 2)
 
 
-def _retrieval_metrics(ws: EvalWorkspace, questions: list[dict[str, Any]]) -> dict[str, Any]:
-    labelled = [
-        Question(str(q["id"]), str(q["question"]), tuple(q["gold"]), str(q.get("kind", "")))
-        for q in questions
-    ]
-    scores = evaluate_paths(ws.runtime.retriever, labelled)
+def _retrieval_metrics(ws: EvalWorkspace, questions: list[Question]) -> dict[str, Any]:
+    retriever = ws.runtime.retriever
+    assert isinstance(retriever, HybridRetriever), "the workspace builds the hybrid retriever"
+    scores = evaluate_paths(retriever, questions)
     return {path: s.as_dict() for path, s in scores.items()}
 
 
 def local_model_rate(
-    ws: EvalWorkspace, questions: Sequence[dict[str, Any]], say: Callable[[str], None]
+    ws: EvalWorkspace, questions: Sequence[Question], say: Callable[[str], None]
 ) -> GeneratorRate:
     """SmolLM2's member answers on ``questions``, counted (or why it could not run)."""
     missing = local_model_missing()
@@ -183,7 +153,7 @@ def local_model_rate(
 def _replay(
     ws: EvalWorkspace,
     apps: dict[str, Any],
-    questions: list[dict[str, Any]],
+    questions: list[Question],
     judge: SupportJudge,
     options: EvalOptions,
     result: EvalResult,
@@ -265,8 +235,8 @@ def run_evaluation(
         with _stage(timings, "judge"):
             say("calibrating the support judge")
             judge = SupportJudge(ws.embedder, ws.catalogue.cards)
-            result.judge = calibrate(judge, load_labels(SUPPORT_LABELS)).as_dict()
-        questions = load_questions(options.split)
+            result.judge = calibrate(judge, load_labels(require(SUPPORT_LABELS))).as_dict()
+        questions = labelled_split(options.split)
         ir_set = stratified(questions, FAST_RETRIEVAL_QUESTIONS) if options.fast else questions
         with _stage(timings, "retrieval"):
             say(f"retrieval metrics on {len(ir_set)} {options.split} questions")
@@ -276,7 +246,8 @@ def run_evaluation(
                 rates = _replay(ws, apps, questions, judge, options, result, say)
             with _stage(timings, "dangling"):
                 detector = score_detector(
-                    load_dangling_labels(DANGLING_LABELS), ws.catalogue.bare_internal_titles
+                    load_dangling_labels(require(DANGLING_LABELS)),
+                    ws.catalogue.bare_internal_titles,
                 )
                 if options.local_model:
                     n_local = LOCAL_MODEL_QUESTIONS[0 if options.fast else 1]
@@ -288,12 +259,10 @@ def run_evaluation(
                 }
             with _stage(timings, "redteam"):
                 cases = redteam_cases()
-                policy = ui_policy(SAFE_MARKDOWN)
-                result.ui_policy = policy.reason
                 direct = sum(1 for c in cases if c.kind == "direct")
                 result.redteam_cases = {"direct": direct, "indirect": len(cases) - direct}
                 say(f"red-team gate: {len(cases)} cases x {len(apps)} generators")
-                gate = run_gate(apps, cases, ws.catalogue, ws.tokens, policy, ws.asked)
+                gate = run_gate(apps, cases, ws.catalogue, ws.tokens, ws.asked)
                 result.redteam = [r.as_dict() for r in gate]
         _compare_with_baseline(result, options)
     finally:

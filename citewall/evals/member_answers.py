@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citewall.evals.questions import Asked
+
 
 @dataclass(frozen=True, slots=True)
 class MemberAnswer:
@@ -32,19 +34,19 @@ class MemberAnswer:
 
 def ask_as_member(
     client: Any,
-    questions: Sequence[dict[str, Any]],
+    questions: Sequence[Asked],
     token: str,
     generator: str,
     asked: list[str] | None = None,
 ) -> list[MemberAnswer]:
-    """Each question (``{"id", "question"}``) in a new conversation, as the member ``token``.
+    """Each question in a new conversation, as the member ``token``.
 
     ``asked`` collects the member's own words (history echoes them; see ``leaks``).
     """
     headers = {"Authorization": f"Bearer {token}"}
     out: list[MemberAnswer] = []
     for q in questions:
-        text = str(q["question"])
+        text = q.question
         if asked is not None:
             asked.append(text)
         resp = client.post("/api/v1/chat", json={"message": text}, headers=headers)
@@ -52,7 +54,7 @@ def ask_as_member(
         out.append(
             MemberAnswer(
                 generator=generator,
-                question_id=str(q["id"]),
+                question_id=q.id,
                 question=text,
                 answer=str(body.get("answer", "")),
                 status=resp.status_code,

@@ -11,8 +11,20 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from citewall.errors import UserError
+from citewall.evals.data import split_path
+
+
+class Asked(Protocol):
+    """Anything asked as a member: a labelled question or a red-team case."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def question(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,11 @@ def load_questions(path: Path) -> list[Question]:
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError(f"{path}:{n}: not a labelled question ({exc})") from None
     return out
+
+
+def labelled_split(split: str) -> list[Question]:
+    """The questions of ``split`` (``test`` or ``dev``) that have gold cards."""
+    return [q for q in load_questions(split_path(split)) if q.gold]
 
 
 def stratified(questions: Sequence[Question], n: int) -> list[Question]:

@@ -9,23 +9,23 @@ a stand-in (the adversary), at the one true outer boundary.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from fastapi import FastAPI
+
+from citewall.api.app import create_app
 from citewall.config import Settings, load_settings
-from citewall.evals.catalogue import Catalogue
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEMO_CARDS = REPO_ROOT / "kb" / "demo" / "cards.jsonl"
-HOSTILE_CARDS = REPO_ROOT / "kb" / "hostile" / "cards.jsonl"
-QUESTIONS_DIR = REPO_ROOT / "kb" / "eval"
-SUPPORT_LABELS = REPO_ROOT / "kb" / "eval" / "support_labels.jsonl"
-DANGLING_LABELS = REPO_ROOT / "kb" / "eval" / "dangling_labels.jsonl"
-REDTEAM_QUESTIONS = REPO_ROOT / "kb" / "redteam" / "questions.jsonl"
-SAFE_MARKDOWN = REPO_ROOT / "web" / "src" / "markdown" / "SafeMarkdown.tsx"
+from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, require
+from citewall.evals.redteam.catalogue import Catalogue
+from citewall.generation.protocols import Generator
+from citewall.ingest.pipeline import ingest_paths
+from citewall.retrieval.embedder import load_embedder
+from citewall.retrieval.protocols import Embedder
+from citewall.runtime import Runtime
+from citewall.storage import db, schema
+from citewall.storage.users import create_user
 
 
 @dataclass(slots=True)
@@ -40,28 +40,26 @@ class EvalWorkspace:
     """A ready KB, runtime and users. ``app_for`` gives the real app with a chosen generator."""
 
     settings: Settings
-    runtime: Any
+    runtime: Runtime
     catalogue: Catalogue
     tokens: Tokens
     kb_paths: list[Path]
     ingest_summary: str = ""
     #: Every question the member has asked in this workspace (their own words, see ``leaks``).
     asked: list[str] = field(default_factory=list)
-    _apps: dict[str, Any] = field(default_factory=dict)
+    _apps: dict[str, FastAPI] = field(default_factory=dict)
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         return self.runtime.embedder
 
-    def runtime_for(self, generator: Any) -> Any:
+    def runtime_for(self, generator: Generator) -> Runtime:
         """The same runtime (database, indexes, models) with another generator."""
         return dataclasses.replace(self.runtime, generator=generator)
 
-    def app_for(self, name: str, generator: Any | None = None) -> Any:
+    def app_for(self, name: str, generator: Generator | None = None) -> FastAPI:
         """The real FastAPI app over this workspace, generating with ``generator``."""
         if name not in self._apps:
-            from citewall.api.app import create_app
-
             runtime = self.runtime if generator is None else self.runtime_for(generator)
             self._apps[name] = create_app(runtime)
         return self._apps[name]
@@ -70,10 +68,10 @@ class EvalWorkspace:
         self.runtime.close()
 
 
-def workspace_settings(data_dir: Path, **overrides: Any) -> Settings:
+def workspace_settings(data_dir: Path, **overrides: object) -> Settings:
     """Settings for an evaluation run: SQLite in ``data_dir``, embedded Chroma, no rate limit
     (the harness sends hundreds of requests with one token), extractive generator."""
-    base: dict[str, Any] = {
+    base: dict[str, object] = {
         "data_dir": data_dir,
         "database_url": None,
         "chroma_url": None,
@@ -88,16 +86,10 @@ def build_workspace(
     data_dir: Path,
     *,
     kb_paths: Sequence[Path] = (DEMO_CARDS, HOSTILE_CARDS),
-    embedder: Any = None,
-    settings_overrides: dict[str, Any] | None = None,
+    embedder: Embedder | None = None,
+    settings_overrides: dict[str, object] | None = None,
 ) -> EvalWorkspace:
     """Ingest ``kb_paths`` into a fresh data dir, build the runtime and create the users."""
-    from citewall.ingest.pipeline import ingest_paths
-    from citewall.retrieval.embedder import load_embedder
-    from citewall.runtime import Runtime
-    from citewall.storage import db, schema
-    from citewall.storage.users import create_user
-
     data_dir.mkdir(parents=True, exist_ok=True)
     settings = workspace_settings(data_dir, **(settings_overrides or {}))
     if embedder is None:
@@ -105,7 +97,7 @@ def build_workspace(
     engine = db.make_engine(settings.sqlalchemy_url)
     schema.migrate(engine)
     session_factory = db.make_session_factory(engine)
-    paths = [p for p in kb_paths if p.is_file() and p.stat().st_size > 0]
+    paths = [require(p) for p in kb_paths]
     report = ingest_paths(
         paths, settings, embedder=embedder, session_factory=session_factory, progress=False
     )
@@ -122,22 +114,5 @@ def build_workspace(
         catalogue=Catalogue.from_paths(paths),
         tokens=Tokens(member=member, other_member=other, admin=admin),
         kb_paths=paths,
-        ingest_summary=_summary(report),
+        ingest_summary=report.summary(),
     )
-
-
-def _summary(report: Any) -> str:
-    try:
-        return str(report.summary())
-    except Exception:
-        return str(report)
-
-
-@contextmanager
-def workspace(data_dir: Path, **kwargs: Any) -> Iterator[EvalWorkspace]:
-    """``build_workspace`` as a context manager that releases the database at the end."""
-    ws = build_workspace(data_dir, **kwargs)
-    try:
-        yield ws
-    finally:
-        ws.close()

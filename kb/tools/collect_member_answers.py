@@ -6,7 +6,7 @@ received (the ``answer`` prose) as JSONL: ``{"set", "generator", "question_id",
 "question", "answer"}``. The labels file holds the same rows plus ``dangling``, ``spans`` and
 ``note``, written by reading each answer.
 
-Two label sets (``PLAN``): ``dev``, dev questions stratified by kind (``harness.stratified``)
+Two label sets (``PLAN``): ``dev``, dev questions stratified by kind (``questions.stratified``)
 and the first direct and hostile-card red-team cases; ``holdout``, test questions and later
 red-team cases. ``--check LABELS`` reports which labelled answers come back word for word. Run
 from the repository root (~25 min on 2 cores, nearly all of it SmolLM2):
@@ -25,12 +25,13 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from citewall.evals.catalogue import load_cards
+from citewall.evals.data import HOSTILE_CARDS, REDTEAM_QUESTIONS
 from citewall.evals.generators import GENERATORS, generator_apps
-from citewall.evals.harness import load_questions, stratified
 from citewall.evals.member_answers import ask_as_member
-from citewall.evals.redteam_cases import indirect_cases, load_direct_cases
-from citewall.evals.workspace import HOSTILE_CARDS, REDTEAM_QUESTIONS, build_workspace
+from citewall.evals.questions import Asked, labelled_split, stratified
+from citewall.evals.redteam.cases import indirect_cases, load_direct_cases
+from citewall.evals.redteam.catalogue import load_cards
+from citewall.evals.workspace import build_workspace
 
 #: Per label set and generator: (split, questions of the split stratified by kind, direct
 #: red-team cases, hostile-card cases). "dev" answers were read before the detector was
@@ -49,16 +50,14 @@ PLAN: dict[str, dict[str, tuple[str, int, slice, slice]]] = {
 }
 
 
-def questions_for(label_set: str, generator: str) -> list[dict[str, Any]]:
+def questions_for(label_set: str, generator: str) -> list[Asked]:
     split, n, direct, indirect = PLAN[label_set][generator]
-    asked = stratified(load_questions(split), n)
+    asked = stratified(labelled_split(split), n)
     cases = [
         *load_direct_cases(REDTEAM_QUESTIONS)[direct],
         *indirect_cases(load_cards([HOSTILE_CARDS]))[indirect],
     ]
-    return [{"id": q["id"], "question": q["question"]} for q in asked] + [
-        {"id": c.id, "question": c.question} for c in cases
-    ]
+    return [*asked, *cases]
 
 
 def collect(generators: list[str], label_sets: list[str]) -> list[dict[str, Any]]:

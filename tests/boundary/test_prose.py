@@ -104,3 +104,13 @@ def test_no_marker_form_survives(text: str) -> None:
     out = prose_only(text)
     assert parse_markers(out) == []
     assert prose_only(out) == out
+
+
+def test_a_marker_after_an_echoed_unclosed_fence_is_stripped() -> None:
+    # Small models echo the prompt's passage header and its opening fence, then cite: only a
+    # closed fence is code, so the member never reads the passage number.
+    assert prose_only("[2] (untrusted data)\n~~~~\nVoid it within 30 days [2].") == (
+        "(untrusted data)\n~~~~\nVoid it within 30 days."
+    )
+    # A closed fence is code: its brackets are not markers.
+    assert prose_only("```\nitems[1]\n```\nDone [1].") == "```\nitems[1]\n```\nDone."

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .conftest import REPO_ROOT, CitewallServer, start_server, stop_server
 from .ui import (

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fakes.openai_server import ScriptedOpenAIServer
+
+from citewall.evals.llm_server import ScriptedOpenAIServer
 
 
 @pytest.fixture

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.citations.markers import parse_markers
 from citewall.errors import GenerationError
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context

@@ -207,3 +207,8 @@ def test_stored_content_parses_to_what_was_cited_and_strips_clean(
     content, cited, prose = case
     assert [n for m in parse_markers(content) for n in m.numbers] == cited
     assert strip_markers(content) == prose
+
+
+def test_only_a_closed_fence_protects_brackets() -> None:
+    assert numbers("~~~~\nRefunds take 5 days [2].") == [(2,)]
+    assert numbers("~~~~\nitems[2]\n~~~~\nRefunds [1].") == [(1,)]

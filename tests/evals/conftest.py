@@ -24,10 +24,10 @@ def eval_workspace(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> I
 @pytest.fixture(scope="session")
 def calibrated_judge(embedder: Any) -> Any:
     """The support judge calibrated on the shipped labels, and the calibration result."""
-    from citewall.evals.calibration import calibrate, load_labels
-    from citewall.evals.catalogue import Catalogue
-    from citewall.evals.support import SupportJudge
-    from citewall.evals.workspace import DEMO_CARDS, HOSTILE_CARDS, SUPPORT_LABELS
+    from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, SUPPORT_LABELS
+    from citewall.evals.quality.calibration import calibrate, load_labels
+    from citewall.evals.quality.support import SupportJudge
+    from citewall.evals.redteam.catalogue import Catalogue
 
     catalogue = Catalogue.from_paths([DEMO_CARDS, HOSTILE_CARDS])
     judge = SupportJudge(embedder, catalogue.cards)

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from citewall.errors import UserError
-from citewall.evals.adversary import EVIL_HOSTS, AdversaryServer, adversarial_reply
+from citewall.evals.llm_server import ScriptedOpenAIServer
+from citewall.evals.redteam.adversary import EVIL_HOSTS, adversarial_reply, adversary_server
 
 PROMPT = [
     {"role": "system", "content": "Never write URLs."},
@@ -31,7 +32,7 @@ def test_policy_echoes_the_prompt_and_attacks() -> None:
 
 
 def test_server_speaks_chat_completions_streaming_and_not() -> None:
-    with AdversaryServer() as server:
+    with adversary_server() as server:
         base = server.base_url
         models = httpx.get(f"{base}/models").json()
         assert models["data"][0]["id"]
@@ -49,9 +50,9 @@ def test_server_speaks_chat_completions_streaming_and_not() -> None:
         assert "".join(parts) == text
         assert streamed.text.rstrip().endswith("data: [DONE]")
         assert httpx.post(f"{base}/chat/completions", content=b"{nope").status_code == 400
-        assert len(server.transcript) == 2
+        assert len(server.chat_requests) == 2
 
 
 def test_binds_to_loopback_only() -> None:
     with pytest.raises(UserError, match="loopback"):
-        AdversaryServer(host="0.0.0.0")
+        ScriptedOpenAIServer(host="0.0.0.0")

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from citewall.errors import UserError
-from citewall.evals.catalogue import Catalogue
-from citewall.evals.dangling_check import (
+from citewall.evals.data import DANGLING_LABELS, DEMO_CARDS, HOSTILE_CARDS
+from citewall.evals.member_answers import MemberAnswer
+from citewall.evals.quality.dangling_check import (
     load_dangling_labels,
     rate_answers,
     score_detector,
     unmeasured,
 )
-from citewall.evals.member_answers import MemberAnswer
-from citewall.evals.workspace import DANGLING_LABELS, DEMO_CARDS, HOSTILE_CARDS
+from citewall.evals.redteam.catalogue import Catalogue
 
 CLEAN = "Void the label from Shipping activity within 14 days."
 DANGLING = "Void the label within 14 days. Sources: the escalation playbook."

@@ -11,36 +11,27 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citewall.boundary.schemas import SourcePublic
-from citewall.evals.dangling_check import DANGLING_THRESHOLD, rate_answers
-from citewall.evals.gate import CaseResult, run_gate, ui_policy
-from citewall.evals.harness import (
-    EvalOptions,
-    EvalRun,
-    load_questions,
-    redteam_cases,
-    run_evaluation,
-    stratified,
-)
+from citewall.evals.harness import EvalOptions, EvalRun, redteam_cases, run_evaluation
 from citewall.evals.local_model import local_model_missing
 from citewall.evals.member_answers import ask_as_member
-from citewall.evals.redteam_cases import RedteamCase
-from citewall.evals.results import EvalResult
-from citewall.evals.workspace import SAFE_MARKDOWN
+from citewall.evals.quality.dangling_check import DANGLING_THRESHOLD, rate_answers
+from citewall.evals.questions import labelled_split, stratified
+from citewall.evals.redteam.cases import RedteamCase
+from citewall.evals.redteam.gate import CaseResult, run_gate
+from citewall.evals.report.results import EvalResult
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.types import ContextChunk
 
 
 def first_question(kind: str) -> str:
-    return next(q["question"] for q in load_questions("test") if q["kind"] == kind)
+    return next(q.question for q in labelled_split("test") if q.kind == kind)
 
 
 def gate(app: Any, ws: Any, question: str) -> tuple[CaseResult, CaseResult]:
     case = RedteamCase("probe", "direct", "probe", question)
     # ws.asked: every question this member asked in the session; history lists them all.
-    result, access = run_gate(
-        {"extractive": app}, [case], ws.catalogue, ws.tokens, ui_policy(SAFE_MARKDOWN), ws.asked
-    )
+    result, access = run_gate({"extractive": app}, [case], ws.catalogue, ws.tokens, ws.asked)
     return result, access
 
 
@@ -60,8 +51,8 @@ def test_fast_evaluation_passes_on_the_real_build(fast_run: EvalRun) -> None:
     # The whole red-team corpus runs, not a subset: one row per case and generator + access.
     assert len(result.redteam) == 2 * (len(redteam_cases()) + 1)
     assert result.redteam_cases == {"direct": 25, "indirect": 20}
-    # The adversary really attacked: it wrote link syntax the UI renders inert (warnings).
-    assert any(r["warnings"] for r in result.redteam if r["generator"] == "adversary")
+    # The adversary really attacked: it wrote links and markup, which members got inert.
+    assert sum(r["defanged"] for r in result.redteam if r["generator"] == "adversary") > 45
     # Every hostile card was retrieved, so its injection reached the generator.
     indirect = [r for r in result.redteam if r["kind"] == "indirect"]
     assert indirect and all(r["target_retrieved"] for r in indirect)
@@ -127,7 +118,7 @@ def test_a_generator_that_points_at_hidden_sources_fails_the_dangling_check(
 ) -> None:
     ws = eval_workspace
     app = ws.app_for("hidden-sources", HiddenSourceGenerator(ws.embedder))
-    questions = stratified(load_questions("test"), 6)
+    questions = stratified(labelled_split("test"), 6)
     with TestClient(app, raise_server_exceptions=False) as client:
         answers = ask_as_member(client, questions, ws.tokens.member, "extractive", ws.asked)
     # In the shipped generator's place, as a build whose generator regressed would put it.

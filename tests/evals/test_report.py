@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from citewall.evals.baseline import (
+from citewall.evals.harness import write_reports
+from citewall.evals.report.baseline import (
     BaselineError,
     compare,
     load_baseline,
@@ -16,9 +17,8 @@ from citewall.evals.baseline import (
     tolerance_for,
     write_baseline,
 )
-from citewall.evals.harness import write_reports
-from citewall.evals.report_markdown import cell
-from citewall.evals.results import EvalResult
+from citewall.evals.report.markdown import cell
+from citewall.evals.report.results import EvalResult
 
 
 def sample_result(verdict: str = "pass") -> EvalResult:

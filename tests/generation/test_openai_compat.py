@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 from pydantic import SecretStr
 
 from citewall.errors import GenerationError
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.retrieval.types import ContextChunk
 

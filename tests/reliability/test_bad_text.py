@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 from fastapi.testclient import TestClient
 from markup import html_markup
 from pgdb import temporary_database
 
 from citewall.boundary.prose import prose_only
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.text.cleaning import CONTROLS, INVISIBLE
 
 from .rig import Rig, build_rig, create_users, make_settings

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
+
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems
 from .sse import sse_events

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.openai_server import Reply, ScriptedOpenAIServer
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.storage.models import Message
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems

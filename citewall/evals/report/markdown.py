@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citewall.evals import report_tables
+from citewall.evals.report import tables as report_tables
 
 
 def cell(value: Any) -> str:
@@ -228,9 +228,8 @@ def _redteam(report: dict[str, Any]) -> list[str]:
         "## Red-team gate",
         "",
         f"{sum(cases.values())} cases ({cases.get('direct', 0)} direct, "
-        f"{cases.get('indirect', 0)} indirect) per generator, plus the access probes.",
-        "",
-        f"Prose link policy: {cell(report.get('ui_policy'))}",
+        f"{cases.get('indirect', 0)} indirect) per generator, plus the access probes. "
+        "Links and markup a model wrote reach members as plain text (`defanged` counts them).",
         "",
         *table(*report_tables.redteam(report)),
         "",

@@ -13,63 +13,32 @@ For each case and generator the runner, in-process through ``TestClient``:
 5. once per generator, probes every admin route as a member and anonymously, and another
    member's access to the conversation.
 
-Prose link syntax (``[x](https://evil)``, ``<img src=...>``) counts as a gate failure unless
-the shipped UI renderer provably keeps it inert (``ui_policy``); then it is reported as a
-warning, so the report still shows what a model wrote.
+Live link syntax in answer prose (``[x](https://evil)``, ``<img src=...>``) fails the gate:
+the server makes prose inert (``boundary.prose.prose_only``), so a client that renders answers
+as Markdown with HTML enabled gets no link either. (The web UI's own renderer is tested in the
+web tests.)
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from citewall.evals.access import probe_admin_routes, probe_foreign_conversation
-from citewall.evals.catalogue import Catalogue
-from citewall.evals.leaks import Finding, scan_payload, source_url_findings
-from citewall.evals.member_view import Exchange, exchange_from, final_event, pieces_of
-from citewall.evals.redteam_cases import RedteamCase
+from fastapi.testclient import TestClient
 
-#: Rules demoted to warnings when the UI keeps prose inert.
-PROSE_LINK_RULES = frozenset({"link-syntax"})
-_REQUIRED_UI_RULES = ("link", "image", "autolink", "html_inline", "html_block", "reference")
-
-
-@dataclass(frozen=True, slots=True)
-class UiPolicy:
-    """Whether the shipped renderer keeps Markdown/HTML link syntax in prose inert, and why."""
-
-    prose_inert: bool
-    reason: str
-
-
-def ui_policy(safe_markdown: Path) -> UiPolicy:
-    """Read the SPA's Markdown renderer: links, images, autolinks, raw HTML and reference
-    definitions must be disabled and linkify off. Missing file -> strict (not inert)."""
-    if not safe_markdown.is_file():
-        return UiPolicy(False, f"{safe_markdown} not found: prose link syntax fails the gate")
-    source = safe_markdown.read_text(encoding="utf-8")
-    disabled = re.search(r"\.disable\(\s*\[([^\]]*)\]", source)
-    names = set(re.findall(r"[\"']([a-z_]+)[\"']", disabled.group(1))) if disabled else set()
-    missing = [r for r in _REQUIRED_UI_RULES if r not in names]
-    problems = []
-    if missing:
-        problems.append(f"rules not disabled: {', '.join(missing)}")
-    if not re.search(r"linkify\s*:\s*false", source):
-        problems.append("linkify is not false")
-    if not re.search(r"html\s*:\s*false", source):
-        problems.append("html is not false")
-    if problems:
-        return UiPolicy(False, f"{safe_markdown.name}: " + "; ".join(problems))
-    return UiPolicy(
-        True,
-        f"{safe_markdown.name} disables {', '.join(_REQUIRED_UI_RULES)} with linkify and html "
-        "off: prose link syntax renders as text (reported as warnings)",
-    )
+from citewall.evals.redteam.access import probe_admin_routes, probe_foreign_conversation
+from citewall.evals.redteam.cases import RedteamCase
+from citewall.evals.redteam.catalogue import Catalogue
+from citewall.evals.redteam.leaks import (
+    Finding,
+    link_syntax_count,
+    scan_payload,
+    source_url_findings,
+)
+from citewall.evals.redteam.member_view import Exchange, exchange_from, final_event, pieces_of
 
 
 @dataclass(slots=True)
@@ -79,9 +48,10 @@ class CaseResult:
     technique: str
     generator: str
     findings: list[Finding] = field(default_factory=list)
-    warnings: list[Finding] = field(default_factory=list)
     hybrid_path: str | None = None
     target_retrieved: bool | None = None
+    #: Links and markup the model wrote (stored answers) that members received inert.
+    defanged: int = 0
     elapsed_s: float = 0.0
 
     @property
@@ -91,8 +61,7 @@ class CaseResult:
     @property
     def reason(self) -> str:
         if not self.findings:
-            extra = f"; {len(self.warnings)} inert prose link(s)" if self.warnings else ""
-            return "no leak, no live link, citations in context" + extra
+            return "no leak, no live link, citations in context"
         rules: dict[str, int] = {}
         for f in self.findings:
             rules[f.rule] = rules.get(f.rule, 0) + 1
@@ -111,7 +80,7 @@ class CaseResult:
             "hybrid_path": self.hybrid_path,
             "target_retrieved": self.target_retrieved,
             "findings": [vars_of(f) for f in self.findings[:20]],
-            "warnings": len(self.warnings),
+            "defanged": self.defanged,
             "elapsed_s": round(self.elapsed_s, 2),
         }
 
@@ -148,25 +117,16 @@ class GateRunner:
         client: Any,
         catalogue: Catalogue,
         tokens: Any,
-        policy: UiPolicy,
         asked: list[str] | None = None,
     ) -> None:
         self.client = client
         self.catalogue = catalogue
         self.tokens = tokens
-        self.policy = policy
         self._member = {"Authorization": f"Bearer {tokens.member}"}
         self._admin = {"Authorization": f"Bearer {tokens.admin}"}
         #: Every question this member asked (shared with earlier runs on the same member):
         #: history and conversation titles echo them all, and they are the member's own words.
         self._asked: list[str] = asked if asked is not None else []
-
-    def _split(self, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
-        if not self.policy.prose_inert:
-            return findings, []
-        hard = [f for f in findings if f.rule not in PROSE_LINK_RULES]
-        soft = [f for f in findings if f.rule in PROSE_LINK_RULES]
-        return hard, soft
 
     def _member_exchanges(self, question: str) -> tuple[list[Exchange], list[str]]:
         c, h = self.client, self._member
@@ -205,10 +165,12 @@ class GateRunner:
 
     def _stored_checks(
         self, conv_ids: Sequence[str], served: Mapping[str, list[str]]
-    ) -> tuple[list[Finding], set[str]]:
-        """Admin view: stored sources and served sources within each turn's retrieved cards."""
+    ) -> tuple[list[Finding], set[str], int]:
+        """Admin view: stored sources and served sources within each turn's retrieved cards;
+        the link syntax in the stored answers (what the server made inert)."""
         findings: list[Finding] = []
         retrieved_all: set[str] = set()
+        defanged = 0
         for cid in conv_ids:
             resp = self.client.get(f"/api/v1/admin/conversations/{cid}", headers=self._admin)
             if resp.status_code != 200:
@@ -222,6 +184,7 @@ class GateRunner:
                 if msg.get("role") != "assistant":
                     continue
                 mid = str(msg.get("id"))
+                defanged += link_syntax_count(str(msg.get("content") or ""))
                 turn_events = [e for e in events if str(e.get("message_id")) == mid]
                 retrieved = {str(e.get("card_id")) for e in turn_events}
                 by_rank = {
@@ -244,7 +207,7 @@ class GateRunner:
                 for card in served.get(mid, []):
                     if card not in retrieved:
                         findings.append(Finding("citation-outside-context", f"served {mid}", card))
-        return findings, retrieved_all
+        return findings, retrieved_all, defanged
 
     def run_case(self, case: RedteamCase, generator: str) -> CaseResult:
         t0 = time.perf_counter()
@@ -278,11 +241,11 @@ class GateRunner:
                     findings += source_url_findings(
                         body["results"], self.catalogue, f"{ex.label} results"
                     )
-        stored, retrieved = self._stored_checks(conv_ids, served)
+        stored, retrieved, result.defanged = self._stored_checks(conv_ids, served)
         findings += stored
         if case.target_card:
             result.target_retrieved = case.target_card in retrieved
-        result.findings, result.warnings = self._split(findings)
+        result.findings = findings
         result.elapsed_s = time.perf_counter() - t0
         return result
 
@@ -327,7 +290,6 @@ def run_gate(
     cases: Sequence[RedteamCase],
     catalogue: Catalogue,
     tokens: Any,
-    policy: UiPolicy,
     asked: list[str] | None = None,
 ) -> list[CaseResult]:
     """Every case through every app (one per generator), then the access probes per app.
@@ -335,12 +297,10 @@ def run_gate(
     ``asked`` is every question the member asked before (the workspace keeps it); it grows.
     """
     asked = asked if asked is not None else []
-    from fastapi.testclient import TestClient
-
     results: list[CaseResult] = []
     for name, app in apps.items():
         with TestClient(app, raise_server_exceptions=False) as client:
-            runner = GateRunner(client, catalogue, tokens, policy, asked)
+            runner = GateRunner(client, catalogue, tokens, asked)
             for case in cases:
                 results.append(runner.run_case(case, name))
             results.append(runner.run_access(name, runner.first_conversation()))

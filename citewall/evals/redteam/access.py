@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from citewall.evals.catalogue import Catalogue
-from citewall.evals.leaks import Finding, canary_findings, flatten
+from citewall.evals.redteam.catalogue import Catalogue
+from citewall.evals.redteam.leaks import Finding, canary_findings, flatten
 
 ADMIN_PREFIX = "/api/v1/admin"
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})

@@ -86,7 +86,16 @@ def dangling_examples(report: dict[str, Any]) -> Table:
 
 def redteam(report: dict[str, Any]) -> Table:
     """One row per red-team case and generator."""
-    headers = ["case", "kind", "technique", "generator", "verdict", "reason", "target retrieved"]
+    headers = [
+        "case",
+        "kind",
+        "technique",
+        "generator",
+        "verdict",
+        "reason",
+        "target retrieved",
+        "defanged",
+    ]
     rows = [
         [
             r["case"],
@@ -96,6 +105,7 @@ def redteam(report: dict[str, Any]) -> Table:
             r["verdict"].upper(),
             r["reason"],
             r.get("target_retrieved"),
+            r.get("defanged", 0),
         ]
         for r in report.get("redteam") or []
     ]

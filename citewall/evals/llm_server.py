@@ -1,21 +1,19 @@
-"""A scripted OpenAI-compatible HTTP server for tests (a real server on 127.0.0.1).
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1: the stand-in for a remote LLM.
 
-It stands in for a remote LLM: the one outer boundary citewall's tests fake. It serves
-``POST /v1/chat/completions`` (JSON or SSE streaming, as the request asks) and
-``GET /v1/models``, and records every request it got.
+It is the one outer boundary citewall's tests and evaluation fake: everything downstream of the
+model (reconciliation, enrichment, the URL firewall, the serve boundary, persistence) runs for
+real against it. It serves ``POST /v1/chat/completions`` (JSON or SSE streaming, as the request
+asks) and ``GET /v1/models``, binds to loopback only, and records every request.
 
-Replies are scripted per test: ``enqueue()`` takes a string (the reply text) or a ``Reply``
-(status, raw body, delay, garbage); ``responder`` may instead be a function of the request
-body. When the queue is empty the ``default`` reply is used.
+What it answers is a policy: ``enqueue()`` scripted replies (a string, or a ``Reply`` with a
+status, a raw body, a delay, explicit stream chunks), a ``responder`` function of the request
+body (the adversarial model, ``redteam.adversary``, is one), else the ``default`` reply::
 
     with ScriptedOpenAIServer() as server:
         server.enqueue("Refunds take 5 days [1].")
         gen = OpenAICompatGenerator(base_url=server.base_url, model="fake")
         ...
-        assert server.requests[0]["body"]["messages"][0]["role"] == "system"
-
-Import it as ``from fakes.openai_server import ScriptedOpenAIServer, Reply`` (``tests/`` is on
-``sys.path`` through the rootdir conftest).
+        assert server.chat_requests[0]["messages"][0]["role"] == "system"
 """
 
 from __future__ import annotations
@@ -28,6 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from citewall.errors import UserError
+
+LOOPBACK = frozenset({"127.0.0.1", "localhost"})
 
 
 @dataclass
@@ -59,11 +61,19 @@ class ScriptedOpenAIServer:
     """A real HTTP server on a free loopback port; use as a context manager."""
 
     def __init__(
-        self, default: Reply | str = "I have no scripted reply.", model: str = "fake-model"
-    ):
+        self,
+        default: Reply | str = "I have no scripted reply.",
+        model: str = "fake-model",
+        *,
+        responder: Responder | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        if host not in LOOPBACK:
+            raise UserError(f"the scripted model binds to loopback only, not {host!r}")
         self.default = default
         self.model = model
-        self.responder: Responder | None = None
+        self.host = host
+        self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self._queue: deque[Reply | str] = deque()
         self._lock = threading.Lock()
@@ -91,7 +101,7 @@ class ScriptedOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     def start(self) -> ScriptedOpenAIServer:
         server = self
@@ -129,8 +139,12 @@ class ScriptedOpenAIServer:
                 raw = self.rfile.read(length)
                 try:
                     body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_unparseable": raw.decode(errors="replace")}
+                    if not isinstance(body, dict) or not isinstance(body.get("messages", []), list):
+                        raise ValueError("not a chat request (messages must be a list)")
+                except ValueError as exc:
+                    message = json.dumps({"error": {"message": f"bad request: {exc}"}})
+                    self._send(400, message.encode(), "application/json")
+                    return
                 server.requests.append(
                     {
                         "method": "POST",
@@ -199,7 +213,7 @@ class ScriptedOpenAIServer:
                     self.wfile.flush()
                     server._release.wait(reply.chunk_delay_s)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer((self.host, 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citewall.evals.catalogue import CatalogueError
-from citewall.evals.support import SupportJudge, SupportThresholds, UnitFeatures
+from citewall.evals.quality.support import SupportJudge, SupportThresholds, UnitFeatures
+from citewall.evals.redteam.catalogue import CatalogueError
 
 WEIGHTS = (0.0, 0.25, 0.5, 0.6, 0.75, 0.9, 1.0)
 MIN_KEYS = (0.0, 0.5, 0.75, 1.0)

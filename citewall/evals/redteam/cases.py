@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewall.evals.catalogue import CatalogueError, KbCard, bare_title
+from citewall.evals.redteam.catalogue import CatalogueError, KbCard, bare_title
 
 _TAG = re.compile(r"<(\w+)[^>]*>.*?</\1>|<[^>]+>", re.S)
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from citewall.citations.markers import parse_markers
 from citewall.citations.sentences import sentence_index, sentence_spans
-from citewall.evals.support import SupportJudge, judgeable
+from citewall.evals.quality.support import SupportJudge, judgeable
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewall.evals.baseline import Comparison
+from citewall.evals.report.baseline import Comparison
 
 
 @dataclass(slots=True)
@@ -28,7 +28,6 @@ class EvalResult:
     dangling: dict[str, Any] = field(default_factory=dict)
     redteam: list[dict[str, Any]] = field(default_factory=list)
     redteam_cases: dict[str, int] = field(default_factory=dict)
-    ui_policy: str = ""
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
 
@@ -92,7 +91,6 @@ class EvalResult:
             "dangling": self.dangling,
             "redteam": self.redteam,
             "redteam_cases": self.redteam_cases,
-            "ui_policy": self.ui_policy,
             "metrics": self.metrics(),
             "baseline_note": self.baseline_note,
             "comparisons": [

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewall.evals.leaks import PayloadText, flatten
+from citewall.evals.redteam.leaks import PayloadText, flatten
 
 #: Response headers that are the same for every response and carry no data.
 _BORING_HEADERS = frozenset({"content-length", "date", "server"})

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from citewall.evals import report_tables
-from citewall.evals.svg import confusion_matrix, grouped_bars
+from citewall.evals.report import tables as report_tables
+from citewall.evals.report.svg import confusion_matrix, grouped_bars
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
@@ -225,7 +225,6 @@ def _redteam(report: dict[str, Any]) -> list[str]:
         g["pass"] += r["verdict"] == "pass"
     return [
         "<h2>Red-team gate</h2>",
-        f"<p class='note'>Prose link policy: {escape(str(report.get('ui_policy', '')))}</p>",
         grouped_bars(
             "Pass rate per generator",
             [(g, {"pass rate": v["pass"] / v["n"]}) for g, v in by_gen.items()],

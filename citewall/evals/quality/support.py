@@ -26,10 +26,11 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import Stemmer
 
 from citewall.citations.markers import strip_markers
 from citewall.citations.sentences import split_sentences
-from citewall.evals.catalogue import KbCard
+from citewall.evals.redteam.catalogue import KbCard
 
 # Hyphens split ("15-minute" -> 15, minute) so a number reads the same in either spelling.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")
@@ -199,8 +200,6 @@ class UnitFeatures:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import Stemmer
-
     return Stemmer.Stemmer("english")
 
 

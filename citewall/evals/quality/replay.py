@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewall.evals.citation_quality import CitationCounts, score_answer
 from citewall.evals.member_answers import MemberAnswer, ask_as_member
-from citewall.evals.support import SupportJudge
+from citewall.evals.quality.citations import CitationCounts, score_answer
+from citewall.evals.quality.support import SupportJudge
+from citewall.evals.questions import Asked
 
 
 @dataclass(slots=True)
@@ -32,7 +33,7 @@ class ReplayResult:
 
 def replay_questions(
     client: Any,
-    questions: Sequence[dict[str, Any]],
+    questions: Sequence[Asked],
     judge: SupportJudge,
     tokens: Any,
     generator: str,

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from citewall.errors import UserError
-from citewall.evals.dangling import DanglingReference, dangling_references
 from citewall.evals.member_answers import MemberAnswer
+from citewall.evals.quality.dangling import DanglingReference, dangling_references
 
 #: Largest share of a shipped generator's member answers that may hold a dangling reference:
 #: one answer in twenty. The extractive generator copies card sentences, so its rate is a

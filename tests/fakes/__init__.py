@@ -1,1 +1,0 @@
-"""Test doubles for true outer boundaries only (a remote LLM)."""
