@@ -71,8 +71,46 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return [list(c) for c in sorted(found)]
 
 
+#: citewall's packages from the top down (docs/architecture.md): each imports only those below.
+LAYERS = (
+    "cli",
+    "evals",
+    "api",
+    "chat",
+    "runtime",
+    "boundary",
+    "generation",
+    "citations",
+    "ingest",
+    "storage",
+    "retrieval",
+    "kb",
+    "text",
+    "config",
+    "errors",
+)
+
+
+def _upward(edges: dict[str, set[str]]) -> list[str]:
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    return [
+        f"{a} -> {b}"
+        for a, targets in sorted(edges.items())
+        for b in sorted(targets)
+        if b != "__version__" and rank.get(a, -1) >= rank.get(b, len(LAYERS))
+    ]
+
+
 def test_no_import_cycle_between_packages() -> None:
     assert _cycles(_graph()) == []
+
+
+def test_packages_import_only_the_layers_below_them() -> None:
+    edges = _graph()
+    assert set(edges) | {t for ts in edges.values() for t in ts} - {"__version__"} <= set(LAYERS)
+    assert _upward(edges) == []
+    # Negative control: the check sees an upward import.
+    assert _upward({"retrieval": {"chat"}}) == ["retrieval -> chat"]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
