@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -67,11 +68,7 @@ def retrieval(
             reranker_name=status,
             ingest_cards_n=ingest_cards,
         )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "retrieval.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    md = to_markdown(result)
-    (out / "retrieval.md").write_text(md, encoding="utf-8")
-    typer.echo(md)
+    _write(out, "retrieval", result, to_markdown(result))
 
 
 @app.command("api")
@@ -113,13 +110,17 @@ def api(
             warmup=warmup,
             rerank_budget_ms=rerank_budget_ms,
         )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_api.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    md = markdown(report)
-    (out / "bench_api.md").write_text(md, encoding="utf-8")
-    typer.echo(md)
-    typer.echo(f"wrote {out / 'bench_api.json'} and {out / 'bench_api.md'}", err=True)
+    _write(out, "bench_api", report, markdown(report))
     failed = sum(r["errors"] for r in report["results"])
     if failed:
         typer.echo(f"error: {failed} request(s) failed", err=True)
         raise typer.Exit(1)
+
+
+def _write(out: Path, name: str, result: dict[str, Any], md: str) -> None:
+    """``out/NAME.json`` and ``out/NAME.md``; the Markdown is printed too."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (out / f"{name}.md").write_text(md, encoding="utf-8")
+    typer.echo(md)
+    typer.echo(f"wrote {out / (name + '.json')} and {out / (name + '.md')}", err=True)

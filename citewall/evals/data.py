@@ -7,9 +7,14 @@ the installed package. Run from elsewhere, they stop with a ``UserError`` saying
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from citewall.errors import UserError
+
+T = TypeVar("T")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KB_DIR = REPO_ROOT / "kb"
@@ -38,3 +43,24 @@ def require(path: Path) -> Path:
             "folder of a citewall source checkout; run them from one"
         )
     return path
+
+
+def read_jsonl(path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> list[T]:
+    """Each non-blank line of ``path`` (a JSON object) turned into a ``T`` by ``parse``.
+
+    A missing file, a line that is not a JSON object, or a missing, mistyped or invalid field
+    (``KeyError``, ``TypeError`` or ``ValueError`` from ``parse``) is a ``UserError`` naming the
+    file, the line and ``what`` the line should be.
+    """
+    out: list[T] = []
+    for n, line in enumerate(require(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise TypeError(f"a JSON {type(row).__name__}, not an object")
+            out.append(parse(row))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UserError(f"{path}:{n}: not {what} ({exc})") from None
+    return out

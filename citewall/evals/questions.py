@@ -7,14 +7,12 @@ question the KB cannot answer.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from citewall.errors import UserError
-from citewall.evals.data import split_path
+from citewall.evals.data import read_jsonl, split_path
 
 
 class Asked(Protocol):
@@ -38,31 +36,18 @@ class Question:
 
 
 def load_questions(path: Path) -> list[Question]:
-    """Every question of a labelled split; a bad line raises ``UserError`` naming file and line.
+    """Every question of a labelled split; a bad line raises ``UserError`` naming file and line
+    (a missing file too: the labelled data ships with a source checkout)."""
+    return read_jsonl(path, "a labelled question", _question)
 
-    A missing file is a ``UserError`` too (the labelled data ships with a source checkout).
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: labelled questions not readable ({exc.strerror})") from None
-    out: list[Question] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            out.append(
-                Question(
-                    id=str(raw["id"]),
-                    question=str(raw["question"]),
-                    gold=tuple(str(g) for g in raw.get("gold") or ()),
-                    kind=str(raw.get("kind", "")),
-                )
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{path}:{n}: not a labelled question ({exc})") from None
-    return out
+
+def _question(row: dict[str, Any]) -> Question:
+    return Question(
+        id=str(row["id"]),
+        question=str(row["question"]),
+        gold=tuple(str(g) for g in row.get("gold") or ()),
+        kind=str(row.get("kind", "")),
+    )
 
 
 def labelled_split(split: str) -> list[Question]:

@@ -56,16 +56,16 @@ def make_settings(data_dir: Path, **overrides: Any) -> Any:
     return load_settings(**base)
 
 
-def ingest_small_kb(settings: Any, embedder: Any) -> None:
-    """Migrate the database and ingest the small KB into ``settings``' stores."""
+def ingest_kb(settings: Any, embedder: Any, kb: Path) -> Any:
+    """Migrate the database and ingest ``kb`` into ``settings``' stores; the ingest report."""
     from citewall.ingest.pipeline import ingest_paths
     from citewall.storage import db, schema
 
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
     schema.migrate(settings.sqlalchemy_url)
     engine = db.make_engine(settings.sqlalchemy_url)
     try:
-        kb = write_small_kb(settings.data_dir.parent / f"kb-{uuid.uuid4().hex[:6]}.jsonl")
-        report = ingest_paths(
+        return ingest_paths(
             [kb],
             settings,
             embedder=embedder,
@@ -74,6 +74,12 @@ def ingest_small_kb(settings: Any, embedder: Any) -> None:
         )
     finally:
         engine.dispose()
+
+
+def ingest_small_kb(settings: Any, embedder: Any) -> None:
+    """Migrate the database and ingest the small KB into ``settings``' stores."""
+    kb = write_small_kb(settings.data_dir.parent / f"kb-{uuid.uuid4().hex[:6]}.jsonl")
+    report = ingest_kb(settings, embedder, kb)
     assert report.refused == 0 and report.added == SMALL_KB_CARDS, report.summary()
 
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from markup import html_markup
 from pgdb import temporary_database
 
@@ -26,7 +24,7 @@ from citewall.boundary.prose import prose_only
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.text.cleaning import CONTROLS, INVISIBLE
 
-from .rig import Rig, build_rig, create_users, make_settings
+from .rig import Rig, build_rig, ingest_kb, make_settings
 from .sse import sse_events
 
 PG_ADMIN_URL = os.environ.get(
@@ -132,20 +130,25 @@ HTML_REPLY = (
 )
 
 
+def member_answer(rig: Rig, llm: ScriptedOpenAIServer, reply: str, mode: str) -> Any:
+    """The member's answer to ``reply``: from ``POST /chat``, or from the stream's final event
+    (the reply split one character per delta) after checking the tokens add up to it."""
+    if mode == "chat":
+        llm.enqueue(Reply(text=reply))
+        return rig.chat(QUESTION).json()
+    llm.enqueue(Reply(chunks=list(reply)))
+    events = sse_events(rig.stream(QUESTION).text)
+    assert events[-1][0] == "final", events[-1]
+    answer = events[-1][1]
+    assert "".join(data["delta"] for name, data in events if name == "token") == answer["answer"]
+    return answer
+
+
 @pytest.mark.parametrize("mode", ["chat", "stream"])
 def test_raw_html_in_a_reply_reaches_members_inert(
     rig: Rig, llm: ScriptedOpenAIServer, mode: str
 ) -> None:
-    if mode == "chat":
-        llm.enqueue(Reply(text=HTML_REPLY))
-        answer = rig.chat(QUESTION).json()
-    else:
-        llm.enqueue(Reply(chunks=list(HTML_REPLY)))  # a tag split over many deltas
-        events = sse_events(rig.stream(QUESTION).text)
-        assert events[-1][0] == "final", events[-1]
-        answer = events[-1][1]
-        tokens = "".join(data["delta"] for name, data in events if name == "token")
-        assert tokens == answer["answer"]
+    answer = member_answer(rig, llm, HTML_REPLY, mode)  # streamed: a tag split over deltas
     history = rig.client.get(
         f"/api/v1/conversations/{answer['conversation_id']}", headers=rig.auth()
     ).json()
@@ -168,16 +171,7 @@ MARKER_REPLY = (
 def test_marker_forms_a_model_writes_are_cited_and_never_shown(
     rig: Rig, llm: ScriptedOpenAIServer, mode: str
 ) -> None:
-    if mode == "chat":
-        llm.enqueue(Reply(text=MARKER_REPLY))
-        answer = rig.chat(QUESTION).json()
-    else:
-        llm.enqueue(Reply(chunks=list(MARKER_REPLY)))
-        events = sse_events(rig.stream(QUESTION).text)
-        assert events[-1][0] == "final", events[-1]
-        answer = events[-1][1]
-        tokens = "".join(data["delta"] for name, data in events if name == "token")
-        assert tokens == answer["answer"]
+    answer = member_answer(rig, llm, MARKER_REPLY, mode)
     history = rig.client.get(
         f"/api/v1/conversations/{answer['conversation_id']}", headers=rig.auth()
     ).json()
@@ -206,11 +200,6 @@ def test_invisible_characters_a_member_types_are_not_kept(
 def test_a_hostile_public_card_reaches_members_without_its_invisible_characters(
     tmp_path: Path, embedder: Any
 ) -> None:
-    from citewall.api.app import create_app
-    from citewall.ingest.pipeline import ingest_paths
-    from citewall.runtime import Runtime
-    from citewall.storage import db, schema
-
     kb = tmp_path / "hostile.jsonl"
     card = {
         "id": "help-void-hostile",
@@ -222,22 +211,10 @@ def test_a_hostile_public_card_reaches_members_without_its_invisible_characters(
         "metadata": {"topic": "labels\u202e"},
     }
     kb.write_text(json.dumps(card) + "\n", encoding="utf-8")
-    settings = make_settings(tmp_path / f"data-{uuid.uuid4().hex[:6]}")
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    schema.migrate(settings.sqlalchemy_url)
-    engine = db.make_engine(settings.sqlalchemy_url)
-    report = ingest_paths(
-        [kb],
-        settings,
-        embedder=embedder,
-        session_factory=db.make_session_factory(engine),
-        progress=False,
-    )
-    engine.dispose()
+    data_dir = tmp_path / "data"
+    report = ingest_kb(make_settings(data_dir), embedder, kb)
     assert report.added == 1, report.summary()
-    runtime = Runtime.from_settings(settings, embedder=embedder)
-    app = create_app(runtime)
-    rig = Rig(runtime, app, TestClient(app), create_users(runtime))
+    rig = build_rig(data_dir, embedder, ingest=False)
     try:
         chat = rig.chat("How do I void an unused label?").json()
         streamed = sse_events(rig.stream("How do I void an unused label?").text)

@@ -11,12 +11,12 @@ judge that pair), which is the honest estimate for a sample this small.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citewall.evals.data import read_jsonl
 from citewall.evals.quality.support import SupportJudge, SupportThresholds, UnitFeatures
 from citewall.evals.redteam.catalogue import CatalogueError
 
@@ -113,20 +113,11 @@ class CalibrationResult:
 
 def load_labels(path: Path) -> list[SupportLabel]:
     """Read the labelled pairs; a malformed line is an error naming file and line."""
-    if not path.is_file():
-        raise CatalogueError(f"{path}: support labels not found")
-    labels: list[SupportLabel] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            labels.append(
-                SupportLabel(str(row["sentence"]), str(row["card_id"]), bool(row["supports"]))
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CatalogueError(f"{path}:{lineno}: not a support label ({exc})") from None
-    return labels
+    return read_jsonl(
+        path,
+        "a support label",
+        lambda row: SupportLabel(str(row["sentence"]), str(row["card_id"]), bool(row["supports"])),
+    )
 
 
 def _example_score(feats: Sequence[UnitFeatures], weight: float, min_key: float) -> float:

@@ -26,14 +26,13 @@ A generator that answered nothing fails in every role: an unmeasured rate is not
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citewall.errors import UserError
+from citewall.evals.data import read_jsonl
 from citewall.evals.member_answers import MemberAnswer
 from citewall.evals.quality.dangling import DanglingReference, dangling_references
 
@@ -66,34 +65,27 @@ class LabelledAnswer:
 
 def load_dangling_labels(path: Path) -> list[LabelledAnswer]:
     """Read the labels; a span must be a verbatim substring of its answer."""
-    if not path.is_file():
-        raise UserError(f"{path}: dangling-reference labels not found")
-    rows: list[LabelledAnswer] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            row = LabelledAnswer(
-                label_set=str(raw["set"]),
-                generator=str(raw["generator"]),
-                question_id=str(raw["question_id"]),
-                question=str(raw["question"]),
-                answer=str(raw["answer"]),
-                dangling=bool(raw["dangling"]),
-                spans=tuple(str(s) for s in raw["spans"]),
-                note=str(raw.get("note", "")),
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{path}:{lineno}: not a dangling-reference label ({exc})") from None
-        missing = [s for s in row.spans if s not in row.answer]
-        if missing or row.dangling != bool(row.spans):
-            raise UserError(
-                f"{path}:{lineno}: spans must be in the answer and present exactly when "
-                f"dangling is true (bad span: {missing[:1]})"
-            )
-        rows.append(row)
-    return rows
+    return read_jsonl(path, "a dangling-reference label", _labelled_answer)
+
+
+def _labelled_answer(raw: dict[str, Any]) -> LabelledAnswer:
+    row = LabelledAnswer(
+        label_set=str(raw["set"]),
+        generator=str(raw["generator"]),
+        question_id=str(raw["question_id"]),
+        question=str(raw["question"]),
+        answer=str(raw["answer"]),
+        dangling=bool(raw["dangling"]),
+        spans=tuple(str(s) for s in raw["spans"]),
+        note=str(raw.get("note", "")),
+    )
+    missing = [s for s in row.spans if s not in row.answer]
+    if missing or row.dangling != bool(row.spans):
+        raise ValueError(
+            "spans must be in the answer and present exactly when dangling is true "
+            f"(bad span: {missing[:1]})"
+        )
+    return row
 
 
 def _overlaps(refs: Sequence[DanglingReference], text: str, span: str) -> bool:

@@ -9,12 +9,13 @@ whether it really was retrieved.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from citewall.evals.data import read_jsonl
 from citewall.evals.redteam.catalogue import CatalogueError, KbCard, bare_title
 
 _TAG = re.compile(r"<(\w+)[^>]*>.*?</\1>|<[^>]+>", re.S)
@@ -33,28 +34,20 @@ class RedteamCase:
 
 def load_direct_cases(path: Path) -> list[RedteamCase]:
     """Read ``kb/redteam/questions.jsonl``; ids must be unique."""
-    if not path.is_file():
-        raise CatalogueError(f"{path}: red-team questions not found")
-    cases: list[RedteamCase] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            cases.append(
-                RedteamCase(
-                    id=str(row["id"]),
-                    kind="direct",
-                    technique=str(row.get("technique", "direct")),
-                    question=str(row["question"]),
-                )
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CatalogueError(f"{path}:{lineno}: not a red-team case ({exc})") from None
+    cases = read_jsonl(path, "a red-team case", _direct_case)
     ids = [c.id for c in cases]
     if len(set(ids)) != len(ids):
         raise CatalogueError(f"{path}: duplicate case ids")
     return cases
+
+
+def _direct_case(row: dict[str, Any]) -> RedteamCase:
+    return RedteamCase(
+        id=str(row["id"]),
+        kind="direct",
+        technique=str(row.get("technique", "direct")),
+        question=str(row["question"]),
+    )
 
 
 def indirect_cases(hostile: Sequence[KbCard]) -> list[RedteamCase]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from citewall.errors import UserError
+from citewall.evals.data import read_jsonl
 from citewall.kb.urls import url_problem
 
 #: ``CWLEAK`` + kind (T title, M metadata, B body) + ``-`` + a per-card code.
@@ -48,27 +49,17 @@ class KbCard:
 
 def load_cards(paths: Iterable[Path]) -> list[KbCard]:
     """Read KB cards from JSONL files (blank lines skipped). Missing files are an error."""
-    cards: list[KbCard] = []
-    for path in paths:
-        if not path.is_file():
-            raise CatalogueError(f"{path}: KB file not found")
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                cards.append(
-                    KbCard(
-                        id=str(row["id"]),
-                        title=str(row["title"]),
-                        body=str(row["body"]),
-                        url=row.get("url") or None,
-                        metadata=dict(row.get("metadata") or {}),
-                    )
-                )
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CatalogueError(f"{path}:{lineno}: not a card ({exc})") from None
-    return cards
+    return [card for path in paths for card in read_jsonl(path, "a card", _card)]
+
+
+def _card(row: dict[str, Any]) -> KbCard:
+    return KbCard(
+        id=str(row["id"]),
+        title=str(row["title"]),
+        body=str(row["body"]),
+        url=row.get("url") or None,
+        metadata=dict(row.get("metadata") or {}),
+    )
 
 
 def bare_title(title: str) -> str:

@@ -38,6 +38,8 @@ LINK_KEYS = frozenset({"url", "source_url", "href", "link"})
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _B64_BLOCK = re.compile(r"(?m)^(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\n|$))+")
+
+
 class _PermissiveMarkdown(MarkdownIt):
     """CommonMark with raw HTML on and no link validation (``javascript:`` links included): the
     most permissive client a member's answer could reach."""
