@@ -17,13 +17,10 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
-
 from citewall.errors import UserError
-from citewall.evals.bench.server import free_port
+from citewall.evals.bench.server import free_port, wait_ready
 
 MODEL_NAME = "smollm2-135m-instruct"
 #: Seconds to wait for the server to load the model and answer ``GET /v1/models``.
@@ -107,22 +104,13 @@ class LocalModelServer:
         ]
         with (Path(self._log_dir.name) / "server.log").open("wb") as log:
             self._proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            if self._proc.poll() is not None:
-                code = self._proc.returncode
-                tail = self._log_tail()
-                self.stop()
-                raise LocalModelError(f"llama_cpp.server exited with {code}: {tail}")
-            try:
-                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise LocalModelError(f"llama_cpp.server not ready in {READY_TIMEOUT_S:.0f} s")
-            time.sleep(0.5)
+        try:
+            wait_ready(f"{self.base_url}/models", self._proc, READY_TIMEOUT_S)
+        except RuntimeError as exc:
+            tail = self._log_tail()
+            self.stop()
+            raise LocalModelError(f"llama_cpp.server: {exc}: {tail}") from None
+        return self
 
     def stop(self) -> None:
         if self._proc is not None:

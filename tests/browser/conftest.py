@@ -12,16 +12,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from citewall.evals.bench.server import free_port
+from citewall.evals.bench.server import free_port, wait_ready
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = REPO_ROOT / "citewall" / "web_dist"
@@ -144,21 +142,12 @@ def start_server(
         if line.strip()
     ]
     server = CitewallServer(base_url, tokens, cards, process, log_path, env)
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"citewall serve exited ({process.returncode}):\n{server.log_tail()}"
-            )
-        try:
-            if httpx.get(f"{base_url}/healthz", timeout=2).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            stop_server(server)
-            raise RuntimeError(f"citewall serve not healthy in time:\n{server.log_tail()}")
-        time.sleep(0.25)
+    try:
+        wait_ready(f"{base_url}/healthz", process, SERVER_START_TIMEOUT_S)
+    except RuntimeError as exc:
+        stop_server(server)
+        raise RuntimeError(f"citewall serve: {exc}:\n{server.log_tail()}") from None
+    return server
 
 
 def stop_server(server: CitewallServer) -> None:

@@ -99,7 +99,7 @@ def serving(env: dict[str, str], log: Path | None = None) -> Iterator[Served]:
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_ready(base_url, proc)
+            wait_ready(f"{base_url}/readyz", proc)
             yield Served(base_url, proc)
         finally:
             proc.terminate()
@@ -110,16 +110,15 @@ def serving(env: dict[str, str], log: Path | None = None) -> Iterator[Served]:
                 proc.wait()
 
 
-def wait_ready(
-    base_url: str, proc: subprocess.Popen[bytes], timeout_s: float = READY_TIMEOUT_S
-) -> None:
-    """Poll ``/readyz`` until it answers 200 (or the process exits, or time runs out)."""
+def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Poll ``url`` until it answers 200; ``RuntimeError`` when the server process ``proc``
+    exits first or time runs out."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"citewall serve exited early (code {proc.returncode})")
+            raise RuntimeError(f"the server exited early (code {proc.returncode})")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+            if httpx.get(url, timeout=2).status_code == 200:
                 return
         time.sleep(0.3)
-    raise RuntimeError(f"citewall serve was not ready within {timeout_s:.0f} s")
+    raise RuntimeError(f"the server was not ready within {timeout_s:.0f} s")

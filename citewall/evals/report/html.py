@@ -25,13 +25,7 @@ tr.fail td{background:#fdecea}tr.regressed td,tr.missing td{background:#fdecea}
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if value is None:
-        return "-"
-    return escape(str(value))
+    return escape(report_tables.shown(value))
 
 
 def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | None = None) -> str:

@@ -13,13 +13,8 @@ from citewall.evals.report import tables as report_tables
 
 def cell(value: Any) -> str:
     """A table cell: numbers to 3 decimals, pipes/newlines/brackets made inert."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if value is None:
-        return "-"
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    text = report_tables.shown(value)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
     return text.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;").replace(">", "&gt;")
 
 

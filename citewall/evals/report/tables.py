@@ -10,6 +10,22 @@ from typing import Any
 Table = tuple[list[str], list[list[Any]]]
 
 
+def shown(value: Any) -> str:
+    """A value as both renderers show it (before their own escaping): booleans as yes/no,
+    floats to 3 decimals, a missing value as a dash.
+
+    >>> [shown(v) for v in (True, 0.12345, None, "x")]
+    ['yes', '0.123', '-', 'x']
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if value is None:
+        return "-"
+    return str(value)
+
+
 def dangling_generators(report: dict[str, Any]) -> Table:
     """The dangling-reference rate per generator, with its role and verdict."""
     headers = [
