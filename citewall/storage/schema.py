@@ -12,6 +12,7 @@ workers starting at once) queue on a lock: an advisory lock on PostgreSQL, SQLit
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,17 +101,39 @@ def _locked_run(engine: Engine, action: str, run: Callable[[Config], None]) -> N
         ) from None
 
 
+@contextmanager
+def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
+    """For a SQLite file, an exclusive lock on ``<file>.migrate-lock`` while the block runs.
+
+    Migrators of a new SQLite file race before any transaction exists: one connection switching
+    the file to WAL makes another's first read fail at once with "database is locked" (SQLite
+    returns busy there without waiting). The file lock queues them, across threads and
+    processes. PostgreSQL needs none (its migrators queue on an advisory lock).
+    """
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        yield
+        return
+    lock_path = Path(f"{Path(database).expanduser()}.migrate-lock")
+    with lock_path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
     """Upgrade the schema to ``revision`` (default: the newest). Safe to call at every start."""
-    with _engine_for(url_or_engine) as engine:
+    with _engine_for(url_or_engine) as engine, _sqlite_file_lock(engine):
         if revision == "head" and current_revision(engine) == head_revision():
-            return  # the common case: already current, no lock taken
+            return  # the common case: already current
         _locked_run(engine, "migrating", lambda cfg: command.upgrade(cfg, revision))
 
 
 def downgrade(url_or_engine: str | Engine, revision: str = "base") -> None:
     """Downgrade the schema to ``revision`` (default: ``base``, i.e. drop every citewall table)."""
-    with _engine_for(url_or_engine) as engine:
+    with _engine_for(url_or_engine) as engine, _sqlite_file_lock(engine):
         _locked_run(engine, "downgrading", lambda cfg: command.downgrade(cfg, revision))
 
 

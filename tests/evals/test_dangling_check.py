@@ -58,7 +58,7 @@ def test_a_span_that_is_not_in_its_answer_is_refused(tmp_path: Path) -> None:
     }
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps(row) + "\n")
-    with pytest.raises(UserError, match=r"labels\.jsonl:1: spans must be in the answer"):
+    with pytest.raises(UserError, match=r"labels\.jsonl:1: .*spans must be in the answer"):
         load_dangling_labels(path)
     path.write_text(json.dumps({**row, "spans": []}) + "\n")  # dangling without a span
     with pytest.raises(UserError, match=r"labels\.jsonl:1"):
