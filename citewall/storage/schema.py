@@ -115,7 +115,14 @@ def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
         yield
         return
     lock_path = Path(f"{Path(database).expanduser()}.migrate-lock")
-    with lock_path.open("a") as handle:
+    try:
+        handle = lock_path.open("a")
+    except OSError:
+        # A read-only directory: nobody can migrate this file, so there is nothing to queue
+        # for; reading the schema version says what is wrong.
+        yield
+        return
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
