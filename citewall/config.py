@@ -72,6 +72,31 @@ class Settings(BaseSettings):
     rrf_dense_weight: float = Field(default=1.0, ge=0.0)
     rrf_bm25_weight: float = Field(default=1.0, ge=0.0)
     context_k: int = Field(default=5, ge=1, le=50, description="Cards given to the generator.")
+
+    # -- answering -----------------------------------------------------------------------------
+    conversation_context: bool = Field(
+        default=True,
+        description="Retrieve a follow-up question with the conversation (the rule, or a model "
+        "rewrite with the openai generator); false: every message alone.",
+    )
+    condense_timeout_s: float = Field(
+        default=5.0, gt=0, description="Timeout of the model call that rewrites a follow-up."
+    )
+    abstention: bool = Field(
+        default=True,
+        description="Answer 'not found' when the retrieved context cannot answer the question.",
+    )
+    # Tuned on kb/eval/{questions,unanswerable}.dev.jsonl by `citewall eval abstention --tune`
+    # (docs/evaluation.md).
+    abstain_min_dense: float = Field(default=0.43, ge=-1.0, le=1.0)
+    abstain_min_coverage: float = Field(default=0.25, ge=0.0, le=1.0)
+    knowledge_gap_support: float = Field(
+        default=0.5,
+        ge=-1.0,
+        le=1.0,
+        description="Answered questions whose support (best dense similarity) is below this "
+        "are listed as knowledge gaps, with the not_found ones.",
+    )
     chunk_max_words: int = Field(default=180, ge=20, le=2000)
 
     # -- generation ----------------------------------------------------------------------------

@@ -13,8 +13,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.config import Settings
-from citewall.generation.factory import build_generator
+from citewall.generation.factory import build_condenser, build_generator
+from citewall.generation.followup import Condenser
 from citewall.generation.protocols import Generator
+from citewall.retrieval.answerability import Thresholds
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.protocols import Embedder, Retriever
@@ -31,6 +33,9 @@ class Runtime:
     embedder: Embedder
     retriever: Retriever
     generator: Generator
+    condenser: Condenser
+    #: Answerability thresholds; None when abstention is off.
+    thresholds: Thresholds | None
 
     @classmethod
     def from_settings(cls, settings: Settings, *, embedder: Embedder | None = None) -> Runtime:
@@ -45,13 +50,16 @@ class Runtime:
         session_factory = db.make_session_factory(engine)
         if embedder is None:
             embedder = load_embedder(settings)
+        generator = build_generator(settings, embedder)
         return cls(
             settings=settings,
             engine=engine,
             session_factory=session_factory,
             embedder=embedder,
             retriever=build_retriever(settings, embedder=embedder),
-            generator=build_generator(settings, embedder),
+            generator=generator,
+            condenser=build_condenser(settings, generator),
+            thresholds=thresholds_from(settings),
         )
 
     def retriever_status(self) -> dict[str, Any]:
@@ -64,3 +72,12 @@ class Runtime:
     def close(self) -> None:
         """Release the database pool (models are freed with the process)."""
         self.engine.dispose()
+
+
+def thresholds_from(settings: Settings) -> Thresholds | None:
+    """The answerability thresholds the settings ask for (None: abstention off)."""
+    if not settings.abstention:
+        return None
+    return Thresholds(
+        min_dense=settings.abstain_min_dense, min_coverage=settings.abstain_min_coverage
+    )

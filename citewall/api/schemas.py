@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from citewall.boundary.external import SourcePublic
 from citewall.retrieval.types import HybridPath
+from citewall.storage.models import AnswerStatus
 from citewall.text.cleaning import clean_text
 
 __all__ = [
@@ -28,6 +29,10 @@ __all__ = [
     "ChatResponsePublic",
     "ConversationPublic",
     "ConversationSummaryPublic",
+    "KnowledgeGap",
+    "KnowledgeGapPeriod",
+    "KnowledgeGapQuestion",
+    "KnowledgeGapReport",
     "MePublic",
     "MessagePublic",
     "SearchRequest",
@@ -95,6 +100,9 @@ class ChatResponsePublic(_Public):
     conversation_id: str
     message_id: str
     answer: str
+    #: ``answered``: from the knowledge base, with its sources; ``not_found``: one honest
+    #: sentence saying the knowledge base does not answer it (no sources, no KB text).
+    answer_status: AnswerStatus
     sources: list[SourcePublic]
     hybrid_path: HybridPath | None
     created_at: datetime
@@ -114,6 +122,8 @@ class MessagePublic(_Public):
     id: str
     role: Literal["user", "assistant"]
     content: str
+    #: Assistant messages only (None on the member's own messages).
+    answer_status: AnswerStatus | None
     sources: list[SourcePublic]
     hybrid_path: HybridPath | None
     created_at: datetime
@@ -176,6 +186,8 @@ class AdminMessage(BaseModel):
     timings: dict[str, Any] | None
     generator: str | None
     dropped_markers: Any = None
+    answer_status: str | None = None
+    support: float | None = None
     created_at: datetime
 
 
@@ -234,3 +246,39 @@ class AdminSearchResponse(BaseModel):
     results: list[AdminSearchHit]
     hybrid_path: HybridPath | None
     notes: list[str]
+
+
+class KnowledgeGapQuestion(BaseModel):
+    message_id: str
+    conversation_id: str
+    question: str
+    answer_status: str
+    support: float | None
+    asked_at: datetime
+
+
+class KnowledgeGapPeriod(BaseModel):
+    period_start: str
+    count: int
+
+
+class KnowledgeGap(BaseModel):
+    """Similar questions the knowledge base did not answer well (named by the newest)."""
+
+    question: str
+    count: int
+    not_found: int
+    low_support: int
+    last_asked: datetime | None
+    per_period: list[KnowledgeGapPeriod]
+    examples: list[KnowledgeGapQuestion]
+
+
+class KnowledgeGapReport(BaseModel):
+    period: Literal["day", "week", "month"]
+    #: Answered questions with support below this count as gaps (``not_found`` ones always do).
+    low_support_below: float
+    since: datetime | None
+    until: datetime | None
+    questions: int
+    groups: list[KnowledgeGap]

@@ -1,4 +1,11 @@
-"""The answer pipeline: retrieve -> generate -> reconcile -> (attribute) -> enrich -> sources.
+"""The answer pipeline: condense -> retrieve -> judge answerability -> generate -> reconcile
+-> (attribute) -> enrich -> sources.
+
+Small talk ("hi", "thanks") gets a friendly reply without retrieval. A follow-up is retrieved
+with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
+answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
+citation, even after attribution), gets one honest sentence instead, with no sources and
+``answer_status="not_found"``.
 
 ``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
 content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
@@ -13,20 +20,33 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewall.chat.smalltalk import smalltalk_reply
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
 from citewall.citations.reconcile import reconcile
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
+from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
+from citewall.retrieval.answerability import Signals, Thresholds, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedContext
+from citewall.storage.models import AnswerStatus
 from citewall.text.cleaning import clean_text
 
-#: The honest answer when retrieval found nothing (no citations).
+#: The honest answer when the knowledge base does not answer the question (no citations).
 NOTHING_FOUND = (
     "I couldn't find anything about that in the knowledge base, so I can't answer it from there."
 )
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPolicy:
+    """How a turn decides what to retrieve with and whether to answer (built from settings by
+    the runtime). ``thresholds=None`` answers whenever something was retrieved."""
+
+    condenser: Condenser = field(default_factory=RuleCondenser)
+    thresholds: Thresholds | None = None
 
 
 @dataclass(slots=True)
@@ -44,6 +64,17 @@ class Answer:
     events: list[RetrievalRecord] = field(default_factory=list)
     #: True when the citations came from post-hoc attribution (the model wrote no valid marker).
     attributed: bool = False
+    answer_status: AnswerStatus = "answered"
+    #: The text retrieval ran with (None when nothing was retrieved, e.g. for small talk).
+    retrieval_query: str | None = None
+    #: How the retrieval query was made (``followup.Condensed.method``).
+    condense_method: str | None = None
+    signals: Signals | None = None
+
+    @property
+    def support(self) -> float | None:
+        """The answerability signal stored with the message (the best dense similarity)."""
+        return self.signals.dense if self.signals is not None else None
 
 
 def clean_question(question: str) -> str:
@@ -64,6 +95,7 @@ def answer_question(
     generator: Generator,
     embedder: Embedder,
     history: Sequence[Turn] = (),
+    policy: AnswerPolicy = AnswerPolicy(),
 ) -> Answer:
     """Answer ``question`` from the knowledge base (non-streaming)."""
     final: Answer | None = None
@@ -73,6 +105,7 @@ def answer_question(
         generator=generator,
         embedder=embedder,
         history=history,
+        policy=policy,
         streaming=False,
     ):
         if isinstance(item, Answer):
@@ -89,52 +122,96 @@ def stream_answer(
     generator: Generator,
     embedder: Embedder,
     history: Sequence[Turn] = (),
+    policy: AnswerPolicy = AnswerPolicy(),
     streaming: bool = True,
 ) -> Iterator[str | Answer]:
     """Yield the reply's text deltas, then one final ``Answer``.
 
     The deltas are the generator's raw text (markers included); a member-facing caller strips
-    them (``boundary.prose_only``). With post-hoc attribution the final ``Answer.content`` may
-    carry markers the deltas did not.
+    them (``boundary.prose_only``). The final ``Answer.content`` is authoritative: with
+    post-hoc attribution it may carry markers the deltas did not, and an answer nothing
+    supports is replaced by ``NOTHING_FOUND``.
     """
     question = clean_question(question)
     t_start = time.perf_counter()
-    context = retriever.retrieve(question)
-    timings: dict[str, float] = {f"retrieve.{k}": v for k, v in context.timings_ms.items()}
-    timings["retrieve"] = (time.perf_counter() - t_start) * 1000.0
-    if not context.chunks:
+    timings: dict[str, float] = {}
+    if (reply := smalltalk_reply(question)) is not None:
+        yield reply
+        timings["total"] = (time.perf_counter() - t_start) * 1000.0
+        yield _not_found(reply, RetrievedContext(), generator.name, timings)
+        return
+    condensed = policy.condenser.condense(question, history)
+    timings["condense"] = (time.perf_counter() - t_start) * 1000.0
+    t_retrieve = time.perf_counter()
+    context = retriever.retrieve(condensed.query)
+    timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
+    timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
+    t_judge = time.perf_counter()
+    signals = measure(condensed.query, context.chunks) if context.chunks else None
+    answerable = signals is not None and (
+        policy.thresholds is None or policy.thresholds.answerable(signals)
+    )
+    timings["judge"] = (time.perf_counter() - t_judge) * 1000.0
+    if not answerable:
         yield NOTHING_FOUND
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
-        yield Answer(
-            content=NOTHING_FOUND,
-            citations=[],
-            sources=[],
-            context=context,
-            hybrid_path=context.hybrid_path,
-            dropped_markers=0,
-            generator=generator.name,
-            timings_ms=timings,
-            events=[],
-        )
+        yield _not_found(NOTHING_FOUND, context, generator.name, timings, condensed, signals)
         return
     t_gen = time.perf_counter()
     # Model output is untrusted text: cleaned before anyone sees or stores it (a model can
     # send a lone surrogate as a JSON escape, or repeat a hostile card's bidi override).
     if streaming:
         parts: list[str] = []
-        for raw in generator.stream(question, context.chunks, history):
+        for raw in generator.stream(condensed.query, context.chunks, history):
             if delta := clean_text(raw):
                 parts.append(delta)
                 yield delta
         text = "".join(parts)
     else:
-        text = clean_text(generator.generate(question, context.chunks, history).text)
+        text = clean_text(generator.generate(condensed.query, context.chunks, history).text)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
     answer = finish_answer(text, context, generator=generator.name, embedder=embedder)
+    if not answer.citations:  # nothing in the context supports what was written
+        dropped = answer.dropped_markers
+        answer = _not_found(NOTHING_FOUND, context, generator.name, {}, condensed, signals)
+        answer.dropped_markers = dropped
+    answer.retrieval_query = condensed.query
+    answer.condense_method = condensed.method
+    answer.signals = signals
     answer.timings_ms = {**timings, **answer.timings_ms}
     answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
     yield answer
+
+
+def _not_found(
+    content: str,
+    context: RetrievedContext,
+    generator: str,
+    timings: dict[str, float],
+    condensed: Condensed | None = None,
+    signals: Signals | None = None,
+) -> Answer:
+    """An answer that answers nothing from the knowledge base: no citations, no sources; the
+    retrieved cards (if any) are still logged as retrieval events, none of them cited."""
+    return Answer(
+        content=content,
+        citations=[],
+        sources=[],
+        context=context,
+        hybrid_path=context.hybrid_path,
+        dropped_markers=0,
+        generator=generator,
+        timings_ms=timings,
+        events=[
+            RetrievalRecord.from_chunk(chunk, i, context.hybrid_path, False)
+            for i, chunk in enumerate(context.chunks, start=1)
+        ],
+        answer_status="not_found",
+        retrieval_query=condensed.query if condensed is not None else None,
+        condense_method=condensed.method if condensed is not None else None,
+        signals=signals,
+    )
 
 
 def finish_answer(

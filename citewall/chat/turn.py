@@ -15,7 +15,13 @@ from datetime import datetime
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from citewall.chat.pipeline import Answer, answer_question, clean_question, stream_answer
+from citewall.chat.pipeline import (
+    Answer,
+    AnswerPolicy,
+    answer_question,
+    clean_question,
+    stream_answer,
+)
 from citewall.errors import CitewallError, ConversationFullError, GenerationError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
@@ -62,6 +68,11 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
         for m in messages
         if m.role in {"user", "assistant"}
     )
+
+
+def answer_policy(runtime: Runtime) -> AnswerPolicy:
+    """The runtime's condensation and answerability thresholds, as the pipeline takes them."""
+    return AnswerPolicy(condenser=runtime.condenser, thresholds=runtime.thresholds)
 
 
 def check_conversation_room(message_count: int, max_messages: int) -> None:
@@ -123,6 +134,9 @@ def persist_turn(
                 dropped_markers=answer.dropped_markers,
                 events=answer.events,
                 new_conversation=NewConversation(user_id, plan.title) if plan.is_new else None,
+                answer_status=answer.answer_status,
+                support=answer.support,
+                retrieval_query=answer.retrieval_query,
             )
         except SQLAlchemyError as exc:
             session.rollback()
@@ -152,6 +166,7 @@ def run_turn(
         generator=runtime.generator,
         embedder=runtime.embedder,
         history=plan.history,
+        policy=answer_policy(runtime),
     )
     return persist_turn(
         runtime.session_factory, user_id=user_id, plan=plan, question=question, answer=answer
@@ -174,6 +189,7 @@ def stream_turn(
         generator=runtime.generator,
         embedder=runtime.embedder,
         history=plan.history,
+        policy=answer_policy(runtime),
     ):
         if isinstance(item, str):
             yield item

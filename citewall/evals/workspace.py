@@ -19,6 +19,7 @@ from citewall.api.app import create_app
 from citewall.config import Settings, load_settings
 from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, require
 from citewall.evals.redteam.catalogue import Catalogue
+from citewall.generation.factory import build_condenser
 from citewall.generation.protocols import Generator
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.embedder import load_embedder
@@ -55,7 +56,8 @@ class EvalWorkspace:
 
     def runtime_for(self, generator: Generator) -> Runtime:
         """The same runtime (database, indexes, models) with another generator."""
-        return dataclasses.replace(self.runtime, generator=generator)
+        condenser = build_condenser(self.settings, generator)
+        return dataclasses.replace(self.runtime, generator=generator, condenser=condenser)
 
     def app_for(self, name: str, generator: Generator | None = None) -> FastAPI:
         """The real FastAPI app over this workspace, generating with ``generator``."""

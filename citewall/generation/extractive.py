@@ -18,13 +18,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import Stemmer
 
 from citewall.citations.markers import strip_markers
 from citewall.citations.sentences import split_sentences
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
+from citewall.text.terms import WORD, content_terms
 
 #: Sentences in an answer: at least MIN (when the context has them), at most MAX.
 MIN_SENTENCES = 2
@@ -44,91 +44,6 @@ _URLISH = re.compile(
     r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b(?:javascript|data|vbscript|file|mailto):|"
     r"\]\(|<[a-z/!]|\b[a-z0-9-]+\.(?:com|org|net|io|dev|app|co|gov|edu)\b"
 )
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_STOP = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "by",
-        "at",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "how",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "i",
-        "you",
-        "we",
-        "they",
-        "it",
-        "this",
-        "that",
-        "these",
-        "those",
-        "my",
-        "your",
-        "our",
-        "their",
-        "me",
-        "us",
-        "them",
-        "not",
-        "no",
-        "yes",
-        "there",
-        "here",
-        "about",
-        "into",
-        "than",
-        "then",
-        "so",
-        "such",
-        "may",
-        "might",
-        "must",
-        "have",
-        "has",
-        "had",
-        "get",
-        "got",
-        "its",
-        "any",
-        "all",
-        "some",
-        "more",
-        "most",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +60,6 @@ class ExtractiveGenerator:
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
-        self._stem = Stemmer.Stemmer("english").stemWord
 
     # -- protocol ------------------------------------------------------------------------------
     def generate(
@@ -173,7 +87,7 @@ class ExtractiveGenerator:
         candidates = self._candidates(context)
         if not candidates:
             return NO_ANSWER
-        q_terms = self._terms(question)
+        q_terms = content_terms(question)
         lexical = np.array([self._overlap(q_terms, c.text) for c in candidates], dtype=np.float32)
         if len(candidates) > MAX_CANDIDATES:
             keep = sorted(
@@ -239,14 +153,11 @@ class ExtractiveGenerator:
                 out.append(_Candidate(ci, pos, sentence))
         return out
 
-    def _terms(self, text: str) -> set[str]:
-        return {self._stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _STOP}
-
     def _overlap(self, q_terms: set[str], sentence: str) -> float:
         """Share of the question's content words the sentence contains."""
         if not q_terms:
             return 0.0
-        return len(q_terms & self._terms(sentence)) / len(q_terms)
+        return len(q_terms & content_terms(sentence)) / len(q_terms)
 
 
 def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
@@ -295,7 +206,7 @@ def _clean(sentence: str) -> str | None:
     s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)  # list bullets
     s = strip_markers(s).strip()
     s = re.sub(r"[*_]{1,3}([^*_]+)[*_]{1,3}", r"\1", s)  # bold/italic emphasis
-    if len(_WORD.findall(s)) < 4:
+    if len(WORD.findall(s)) < 4:
         return None
     return s
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from citewall.config import Settings
 from citewall.errors import ConfigError
 from citewall.generation.extractive import ExtractiveGenerator
+from citewall.generation.followup import Condenser, ModelCondenser, PlainCondenser, RuleCondenser
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.generation.protocols import Generator
 from citewall.retrieval.protocols import Embedder
@@ -27,3 +28,14 @@ def build_generator(settings: Settings, embedder: Embedder) -> Generator:
             temperature=settings.openai_temperature,
         )
     raise ConfigError(f"CITEWALL_GENERATOR={settings.generator!r}: use extractive or openai")
+
+
+def build_condenser(settings: Settings, generator: Generator) -> Condenser:
+    """How follow-ups become retrieval queries: the model rewrites them when the generator is
+    a model (falling back to the rule), the rule otherwise; ``PlainCondenser`` (the message
+    alone) when ``CITEWALL_CONVERSATION_CONTEXT=false``."""
+    if not settings.conversation_context:
+        return PlainCondenser()
+    if isinstance(generator, OpenAICompatGenerator):
+        return ModelCondenser(generator, timeout_s=settings.condense_timeout_s)
+    return RuleCondenser()

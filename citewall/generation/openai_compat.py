@@ -127,6 +127,32 @@ class OpenAICompatGenerator:
                 f"generator at {self.url} refused the request: HTTP {status}: {_excerpt(body)}"
             )
 
+    # -- a short side call ---------------------------------------------------------------------
+    def complete(self, messages: list[dict[str, str]], *, max_tokens: int, timeout_s: float) -> str:
+        """One completion of ``messages`` with its own timeout and no retry (for a quick side
+        task such as rewriting a follow-up question); ``GenerationError`` on any failure."""
+        payload = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "stream": False,
+        }
+        try:
+            response = self._client.post(self.url, json=payload, timeout=timeout_s)
+        except httpx.TimeoutException:
+            raise GenerationError(
+                f"generator at {self.url} timed out after {timeout_s} s"
+            ) from None
+        except httpx.TransportError as exc:
+            raise GenerationError(f"generator at {self.url}: connection error: {exc}") from None
+        if response.status_code >= 400:
+            raise GenerationError(
+                f"generator at {self.url} answered HTTP {response.status_code}: "
+                f"{_excerpt(response.text)}"
+            )
+        return _content_of(response.text)
+
     # -- streaming -----------------------------------------------------------------------------
     def stream(
         self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()

@@ -33,6 +33,7 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "message_id",
     "conversation_id",
     *RETRIEVAL_RECORD_FIELDS,
+    "query",
     "created_at",
 )
 

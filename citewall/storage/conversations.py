@@ -19,10 +19,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from citewall.errors import NotFoundError
-from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord
+from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord, finite
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
+from citewall.storage.models import (
+    ANSWER_STATUSES,
+    AnswerStatus,
+    Conversation,
+    Message,
+    RetrievalEvent,
+    new_uuid,
+)
 from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
 
@@ -141,7 +148,12 @@ def list_events(session: Session, message_id: str) -> list[RetrievalEvent]:
 
 
 def _event_row(
-    record: RetrievalRecord, *, message_id: str, conversation_id: str, now: datetime
+    record: RetrievalRecord,
+    *,
+    message_id: str,
+    conversation_id: str,
+    query: str | None,
+    now: datetime,
 ) -> RetrievalEvent:
     # ValueErrors become "saving the turn failed and was rolled back: ..." in save_turn.
     values = dataclasses.asdict(record)
@@ -150,7 +162,11 @@ def _event_row(
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"retrieval event {name} is {value}, not a finite number")
     return RetrievalEvent(
-        message_id=message_id, conversation_id=conversation_id, created_at=now, **values
+        message_id=message_id,
+        conversation_id=conversation_id,
+        query=query,
+        created_at=now,
+        **values,
     )
 
 
@@ -184,6 +200,9 @@ def save_turn(
     dropped_markers: int,
     events: Sequence[RetrievalRecord],
     new_conversation: NewConversation | None = None,
+    answer_status: AnswerStatus = "answered",
+    support: float | None = None,
+    retrieval_query: str | None = None,
 ) -> tuple[Message, Message]:
     """Write the user message, the assistant message and its retrieval events in ONE
     transaction; return ``(user_message, assistant_message)``.
@@ -194,11 +213,15 @@ def save_turn(
 
     ``sources`` is stored exactly as given (the full list, internal cards included), but for
     characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
-    objects. Any failure rolls everything back and raises ``StorageError`` (``NotFoundError``
-    if the conversation is gone).
+    objects. ``answer_status`` and ``support`` go on the assistant message, ``retrieval_query``
+    (the text retrieval ran with) on each retrieval event. Any failure rolls everything back
+    and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
     """
     with storage_errors(session, "saving the turn", catch_all=True):
         _check_turn(sources, hybrid_path, timings)
+        if answer_status not in ANSWER_STATUSES:
+            raise ValueError(f"unknown answer_status {answer_status!r}")
+        support = finite(support)
         begin_write(session)
         if new_conversation is not None:
             session.add(
@@ -241,12 +264,20 @@ def save_turn(
             timings=timings,
             generator=generator,
             dropped_markers=dropped_markers,
+            answer_status=answer_status,
+            support=support,
             created_at=now,
         )
         session.add_all([user_message, assistant])
         session.flush()  # messages before the events that reference them
         session.add_all(
-            _event_row(e, message_id=assistant.id, conversation_id=conversation_id, now=now)
+            _event_row(
+                e,
+                message_id=assistant.id,
+                conversation_id=conversation_id,
+                query=retrieval_query,
+                now=now,
+            )
             for e in events
         )
         conversation.updated_at = now

@@ -32,6 +32,11 @@ from citewall.storage.types import JSONType, StringType, TextType, UTCDateTime, 
 Role = Literal["member", "admin"]
 ROLES: tuple[Role, ...] = ("member", "admin")
 
+#: What an assistant message did: answered from the knowledge base, or honestly did not
+#: (nothing relevant, a question the KB does not cover, or small talk).
+AnswerStatus = Literal["answered", "not_found"]
+ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found")
+
 # Deterministic constraint names, so migrations can name what they drop on both databases.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -124,6 +129,7 @@ class Message(Base):
         UniqueConstraint("conversation_id", "seq"),
         CheckConstraint("role IN ('user', 'assistant')", name="role"),
         Index("ix_messages_role_created_at", "role", "created_at"),
+        Index("ix_messages_answer_status_created_at", "answer_status", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
@@ -136,6 +142,10 @@ class Message(Base):
     timings: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
     generator: Mapped[str | None] = mapped_column(StringType(100), default=None)
     dropped_markers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: ``answered``/``not_found`` on assistant messages, None on user messages.
+    answer_status: Mapped[AnswerStatus | None] = mapped_column(String(16), default=None)
+    #: The answerability signal the status was decided on (``chat.answerability``).
+    support: Mapped[float | None] = mapped_column(Double, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     def __repr__(self) -> str:
@@ -172,6 +182,8 @@ class RetrievalEvent(Base):
     hybrid_path: Mapped[str | None] = mapped_column(String(16), default=None)
     cited: Mapped[bool] = mapped_column(Boolean, default=False)
     is_external: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The text retrieval ran with (a follow-up's includes the question it leans on).
+    query: Mapped[str | None] = mapped_column(TextType(), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
     def __repr__(self) -> str:

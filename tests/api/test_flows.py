@@ -44,10 +44,12 @@ def test_chat_then_history_stays_full_in_storage_and_filtered_when_served(
         "conversation_id",
         "message_id",
         "answer",
+        "answer_status",
         "sources",
         "hybrid_path",
         "created_at",
     }
+    assert body["answer_status"] == "answered"
     assert body["hybrid_path"] == "rrf_only"  # reranker disabled in these tests
     assert not MARKER.search(body["answer"]) and body["answer"].strip()
     assert all(s["card_id"] in kb_facts.external_ids for s in body["sources"])

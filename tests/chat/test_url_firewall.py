@@ -14,7 +14,7 @@ import pytest
 
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
-from citewall.chat.pipeline import Answer, answer_question, stream_answer
+from citewall.chat.pipeline import NOTHING_FOUND, Answer, answer_question, stream_answer
 from citewall.citations.markers import parse_markers
 from citewall.errors import GenerationError
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
@@ -123,6 +123,8 @@ def test_a_sentence_too_short_to_attribute_cites_nothing(
     assert answer.dropped_markers == 8
     assert answer.citations == [] and answer.sources == [] and not answer.attributed
     assert [e.cited for e in answer.events] == [False, False, False]
+    # Nothing supports the reply, so the member gets the honest sentence, not the model's text.
+    assert (answer.answer_status, answer.content) == ("not_found", NOTHING_FOUND)
 
 
 def test_markdown_link_text_marker_is_not_a_citation(

@@ -28,10 +28,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0001"
+        assert current_revision(engine) == head_revision() == "0002"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0001"
+        assert current_revision(engine) == "0002"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -44,7 +44,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0001"
+        assert current_revision(engine) == "0002"
     finally:
         engine.dispose()
 
@@ -143,5 +143,44 @@ def test_concurrent_migrators_do_not_collide(fresh_database_url: str) -> None:
     engine = make_engine(fresh_database_url)
     try:
         assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_0002_marks_earlier_assistant_messages_answered(fresh_database_url: str) -> None:
+    """Rows written before answer statuses existed answered from the KB: they read back as
+    ``answered``; user messages keep no status, and earlier events no query."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0001")
+        now = "2026-11-29 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+            for seq, role in ((1, "user"), (2, "assistant")):
+                conn.execute(
+                    text(
+                        "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
+                        " timings, created_at) VALUES (:id, 'c', :seq, :role, 'x', '[]', '{}', :t)"
+                    ),
+                    {"id": f"m{seq}", "seq": seq, "role": role, "t": now},
+                )
+        migrate(engine)
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT role, answer_status, support FROM messages ORDER BY seq")
+            ).all()
+        assert [tuple(r) for r in rows] == [("user", None, None), ("assistant", "answered", None)]
     finally:
         engine.dispose()

@@ -6,12 +6,13 @@ stored content with markers, every stored source, retrieval events.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
-from citewall.api.deps import AdminUser, SessionDep
+from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     MAX_OFFSET,
@@ -20,10 +21,14 @@ from citewall.api.schemas import (
     AdminConversation,
     AdminConversationSummary,
     AdminMessage,
+    KnowledgeGap,
+    KnowledgeGapPeriod,
+    KnowledgeGapQuestion,
+    KnowledgeGapReport,
 )
 from citewall.api.storage_rows import admin_sources, admin_timings
 from citewall.errors import NotFoundError
-from citewall.storage import analytics, cards, conversations
+from citewall.storage import analytics, cards, conversations, gaps
 from citewall.storage.models import CardRow
 
 router = APIRouter(
@@ -111,6 +116,8 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
                 timings=admin_timings(m.timings),
                 generator=m.generator,
                 dropped_markers=m.dropped_markers,
+                answer_status=m.answer_status,
+                support=m.support,
                 created_at=m.created_at,
             )
             for m in messages
@@ -163,4 +170,43 @@ def retrieval_events(
         cited=cited,
         limit=limit,
         offset=offset,
+    )
+
+
+@router.get("/analytics/knowledge-gaps", response_model=KnowledgeGapReport)
+def knowledge_gaps(
+    session: SessionDep,
+    runtime: RuntimeDep,
+    admin: AdminUser,
+    period: Literal["day", "week", "month"] = Query("week"),
+    since: datetime | None = Query(None),
+    until: datetime | None = Query(None),
+    limit: int = Query(50, ge=1, le=500, description="Groups returned, largest first"),
+) -> Any:
+    """Questions answered ``not_found`` or with low support, grouped by similar question, with
+    counts per period: the articles the team should write next."""
+    low = runtime.settings.knowledge_gap_support
+    questions = gaps.gap_questions(session, low_support=low, since=since, until=until)
+    groups = gaps.group_questions(questions, low_support=low, period=period)
+    return KnowledgeGapReport(
+        period=period,
+        low_support_below=low,
+        since=since,
+        until=until,
+        questions=len(questions),
+        groups=[
+            KnowledgeGap(
+                question=g.question,
+                count=g.count,
+                not_found=g.not_found,
+                low_support=g.low_support,
+                last_asked=g.last_asked,
+                per_period=[
+                    KnowledgeGapPeriod(period_start=p, count=n)
+                    for p, n in sorted(g.per_period.items())
+                ],
+                examples=[KnowledgeGapQuestion(**dataclasses.asdict(q)) for q in g.examples],
+            )
+            for g in groups[:limit]
+        ],
     )

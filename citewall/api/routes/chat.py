@@ -42,6 +42,7 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
         conversation_id=result.conversation_id,
         message_id=result.message_id,
         answer=prose_only(answer.content),
+        answer_status=answer.answer_status,
         # Serve boundary (ADR external-only): a member never receives an internal source.
         sources=external_sources_only(answer.sources, hybrid_path=answer.hybrid_path),
         hybrid_path=answer.hybrid_path,

@@ -17,11 +17,17 @@ from citewall.api.schemas import (
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.storage import conversations
-from citewall.storage.models import Message
+from citewall.storage.models import AnswerStatus, Message
 
 router = APIRouter(
     prefix="/api/v1", tags=["conversations"], responses=error_responses(*AUTHENTICATED, 404)
 )
+
+
+def served_status(message: Message) -> AnswerStatus:
+    """The stored answer status; ``answered`` for rows from before statuses were stored (and
+    for a value no version wrote)."""
+    return "not_found" if message.answer_status == "not_found" else "answered"
 
 
 def public_message(message: Message) -> MessagePublic:
@@ -31,6 +37,7 @@ def public_message(message: Message) -> MessagePublic:
         id=str(message.id),
         role="assistant" if assistant else "user",
         content=prose_only(message.content) if assistant else message.content,
+        answer_status=served_status(message) if assistant else None,
         # Serve boundary (ADR external-only): history reload is a member path too.
         sources=(
             external_sources_only(message.sources or [], hybrid_path=message.hybrid_path)

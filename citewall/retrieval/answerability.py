@@ -1,0 +1,61 @@
+"""Whether the retrieved context can answer the question: measured signals, tuned thresholds.
+
+Two signals, both cheap (no model call; the dense scores come with retrieval):
+
+- ``dense``: the best cosine similarity between the query and a retrieved card (the packaged
+  MiniLM embedder's, computed by dense retrieval anyway);
+- ``coverage``: the share of the query's content terms (stemmed, stopwords dropped) that occur
+  in the top ``COVERAGE_CARDS`` retrieved cards. A question about something the knowledge base
+  never mentions ("Saturday phone hours", "DHL") keeps terms no retrieved card contains.
+
+The question is answerable when both reach their thresholds. Reranker logits are not used: the
+only cross-encoder available offline has an untrained head, whose scores carry no signal.
+Thresholds are tuned on the dev split only (``citewall eval abstention --tune``; figures in
+docs/evaluation.md) and live in ``Settings``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewall.retrieval.types import ContextChunk
+from citewall.text.terms import content_terms
+
+#: Retrieved cards (best first) whose words count towards coverage.
+COVERAGE_CARDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    dense: float
+    coverage: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"dense": round(self.dense, 4), "coverage": round(self.coverage, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    min_dense: float
+    min_coverage: float
+
+    def answerable(self, signals: Signals) -> bool:
+        return signals.dense >= self.min_dense and signals.coverage >= self.min_coverage
+
+
+def measure(query: str, chunks: Sequence[ContextChunk]) -> Signals:
+    """The answerability signals of ``chunks`` (ranked context) for ``query``.
+
+    >>> chunk = ContextChunk(id="c", text="Refunds take 5 days.", dense_score=0.61)
+    >>> measure("how long do refunds take on saturday?", [chunk])
+    Signals(dense=0.61, coverage=0.5)
+    """
+    dense = max((c.dense_score for c in chunks if c.dense_score is not None), default=0.0)
+    terms = content_terms(query)
+    if not terms:
+        return Signals(dense=float(dense), coverage=0.0)
+    seen: set[str] = set()
+    for chunk in chunks[:COVERAGE_CARDS]:
+        seen |= content_terms(f"{chunk.title} {chunk.text}")
+    return Signals(dense=float(dense), coverage=len(terms & seen) / len(terms))
