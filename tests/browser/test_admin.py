@@ -144,14 +144,14 @@ def test_admin_cards_search_and_event_filters(
     path = member_turn["hybrid_path"] or "none"
     others = {"full", "rrf_only", "dense_only"} - {path}
     page.get_by_label("Path").select_option(path)
-    path_cells = page.locator("table.events-table tbody td:nth-child(8)")
+    path_cells = page.locator("table.events-table tbody td.path-cell")
     expect(path_cells.first).to_have_text(path)
     for other in others:
         expect(path_cells.filter(has_text=other)).to_have_count(0)
     card = member_turn["sources"][0]["card_id"]
     page.get_by_label("Card id").fill(card)
     page.get_by_role("button", name="Apply").click()
-    card_cells = page.locator("table.events-table tbody td:nth-child(2)")
+    card_cells = page.locator("table.events-table tbody td.card-cell")
     expect(card_cells.first).to_have_text(card)
     expect(card_cells).to_have_text([card] * card_cells.count())
 

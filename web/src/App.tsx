@@ -13,6 +13,7 @@ import { AdminCards } from "./admin/AdminCards";
 import { AdminConversationView } from "./admin/AdminConversationView";
 import { AdminConversations } from "./admin/AdminConversations";
 import { AdminEvents } from "./admin/AdminEvents";
+import { AdminGaps } from "./admin/AdminGaps";
 import { NavLink } from "./components/NavLink";
 import { ChatPage } from "./member/ChatPage";
 import { useRoute, type Route } from "./router";
@@ -139,6 +140,11 @@ function AdminNav(props: { route: Route }): ReactNode {
           Retrieval events
         </NavLink>
       </li>
+      <li>
+        <NavLink to="/admin/gaps" current={r === "admin-gaps"}>
+          Knowledge gaps
+        </NavLink>
+      </li>
     </>
   );
 }
@@ -165,5 +171,7 @@ function Page(props: { route: Route; client: ApiClient; me: Me }): ReactNode {
       return <AdminAnalytics client={client} />;
     case "admin-events":
       return <AdminEvents client={client} />;
+    case "admin-gaps":
+      return <AdminGaps client={client} />;
   }
 }

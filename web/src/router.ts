@@ -11,6 +11,7 @@ export type Route =
   | { name: "admin-cards" }
   | { name: "admin-analytics" }
   | { name: "admin-events" }
+  | { name: "admin-gaps" }
   | { name: "not-found" };
 
 /** Map a pathname to a route. */
@@ -28,6 +29,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "cards") return { name: "admin-cards" };
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
+    if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };
   }
   return { name: "not-found" };
 }

@@ -104,6 +104,7 @@ describe("parseRoute", () => {
     ["/admin/cards", { name: "admin-cards" }],
     ["/admin/analytics", { name: "admin-analytics" }],
     ["/admin/events", { name: "admin-events" }],
+    ["/admin/gaps", { name: "admin-gaps" }],
     ["/nope", { name: "not-found" }],
   ])("%s", (path, route) => {
     expect(parseRoute(path)).toEqual(route);

@@ -1,6 +1,7 @@
 /**
- * One conversation as stored (admin): answers with their `[n]` markers, every source the
- * pipeline kept (internal ones marked), and the turn's retrieval events.
+ * One conversation as stored (admin): answers with their `[n]` markers, each answer's status
+ * and support, every source the pipeline kept (internal ones marked), and the turn's retrieval
+ * events with the query retrieval ran with.
  */
 import type { ReactNode } from "react";
 
@@ -43,6 +44,20 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
   );
 }
 
+/** An assistant message's status and support as shown to an admin. */
+export function answerMeta(m: Pick<AdminMessage, "answer_status" | "support">): {
+  status: string;
+  notFound: boolean;
+  support: string;
+} {
+  const status = m.answer_status || "unknown";
+  return {
+    status,
+    notFound: status === "not_found",
+    support: formatNumber(m.support, 3),
+  };
+}
+
 function AdminTurn(props: { message: AdminMessage }): ReactNode {
   const m = props.message;
   if (m.role === "user") {
@@ -54,11 +69,20 @@ function AdminTurn(props: { message: AdminMessage }): ReactNode {
     );
   }
   const sources = m.sources ?? [];
+  const meta = answerMeta(m);
   return (
     <li className="turn turn-assistant">
       <h2 className="visually-hidden">Answer</h2>
-      <p className="muted">
-        path: <code>{m.hybrid_path ?? "none"}</code>
+      <p className="muted" data-testid="admin-answer-meta">
+        status:{" "}
+        <span
+          className={meta.notFound ? "badge badge-not-found" : "badge"}
+          data-testid="answer-status"
+        >
+          {meta.status}
+        </span>{" "}
+        · support <span data-testid="answer-support">{meta.support}</span> · path:{" "}
+        <code>{m.hybrid_path ?? "none"}</code>
         {m.generator ? (
           <>
             {" "}

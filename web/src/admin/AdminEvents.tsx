@@ -8,15 +8,16 @@ import { useLoad } from "../components/useLoad";
 import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
-type Window = "all" | "day" | "week" | "month";
-const WINDOW_MS: Record<Exclude<Window, "all">, number> = {
+/** A look-back window ending now. */
+export type Lookback = "all" | "day" | "week" | "month";
+const WINDOW_MS: Record<Exclude<Lookback, "all">, number> = {
   day: 86_400_000,
   week: 7 * 86_400_000,
   month: 30 * 86_400_000,
 };
 
 /** The `since` bound for a look-back window ending now (ISO 8601, UTC). */
-export function sinceFor(window: Window, now: Date = new Date()): string | undefined {
+export function sinceFor(window: Lookback, now: Date = new Date()): string | undefined {
   return window === "all" ? undefined : new Date(now.getTime() - WINDOW_MS[window]).toISOString();
 }
 
@@ -24,7 +25,7 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
   const [cardDraft, setCardDraft] = useState("");
   const [cardId, setCardId] = useState("");
   const [path, setPath] = useState("");
-  const [lookback, setLookback] = useState<Window>("all");
+  const [lookback, setLookback] = useState<Lookback>("all");
   const [offset, setOffset] = useState(0);
   const state = useLoad(
     () =>
@@ -69,7 +70,7 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
           value={lookback}
           onChange={(e) => {
             setOffset(0);
-            setLookback(e.target.value as Window);
+            setLookback(e.target.value as Lookback);
           }}
         >
           <option value="all">All time</option>

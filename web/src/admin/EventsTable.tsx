@@ -1,4 +1,7 @@
-/** Retrieval events as a table: one row per retrieved card per turn, ranks and scores by stage. */
+/**
+ * Retrieval events as a table: one row per retrieved card per turn, the query retrieval ran
+ * with, ranks and scores by stage.
+ */
 import type { ReactNode } from "react";
 
 import type { RetrievalEvent } from "../api/types";
@@ -17,6 +20,7 @@ export function EventsTable(props: { events: RetrievalEvent[] }): ReactNode {
           <tr>
             <th scope="col">When</th>
             <th scope="col">Card</th>
+            <th scope="col">Query</th>
             <th scope="col">Final</th>
             <th scope="col">Dense</th>
             <th scope="col">BM25</th>
@@ -31,15 +35,16 @@ export function EventsTable(props: { events: RetrievalEvent[] }): ReactNode {
           {props.events.map((e, i) => (
             <tr key={`${e.id ?? ""}-${e.message_id ?? ""}-${e.card_id}-${i}`}>
               <td>{formatDate(e.created_at)}</td>
-              <td>
+              <td className="card-cell">
                 <code>{e.card_id}</code>
               </td>
+              <td className="query-cell">{e.query || "—"}</td>
               <td className="num">{e.final_rank ?? "—"}</td>
               <td>{stage(e.dense_rank, e.dense_score)}</td>
               <td>{stage(e.bm25_rank, e.bm25_score)}</td>
               <td>{stage(e.rrf_rank, e.rrf_score)}</td>
               <td>{stage(e.rerank_rank, e.rerank_logit)}</td>
-              <td>
+              <td className="path-cell">
                 <code>{e.hybrid_path ?? "none"}</code>
               </td>
               <td>{e.cited ? "yes" : "no"}</td>

@@ -12,6 +12,8 @@ import type {
   Conversation,
   ConversationSummary,
   EntryPerformance,
+  KnowledgeGapFilter,
+  KnowledgeGapReport,
   Me,
   Period,
   RetrievalEvent,
@@ -153,6 +155,12 @@ export class ApiClient {
   retrievalEvents(filter: RetrievalEventFilter): Promise<RetrievalEvent[]> {
     return this.request<RetrievalEvent[]>(
       `/admin/analytics/retrieval-events${query({ ...filter })}`,
+    );
+  }
+
+  knowledgeGaps(filter: KnowledgeGapFilter): Promise<KnowledgeGapReport> {
+    return this.request<KnowledgeGapReport>(
+      `/admin/analytics/knowledge-gaps${query({ ...filter })}`,
     );
   }
 }

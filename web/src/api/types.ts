@@ -13,6 +13,13 @@ export interface Me {
   role: Role;
 }
 
+/**
+ * `answered`: the answer comes from the knowledge base, with its sources. `not_found`: one
+ * honest sentence (or a small-talk reply) saying the knowledge base does not answer it; no
+ * sources and no knowledge-base text.
+ */
+export type AnswerStatus = "answered" | "not_found";
+
 /** A source as a member sees it: external cards only, metadata already allowlisted. */
 export interface Source {
   card_id: string;
@@ -34,6 +41,8 @@ export interface ChatResponse {
   conversation_id: string;
   message_id: string;
   answer: string;
+  /** Missing only from an older server; the UI then treats the answer as `answered`. */
+  answer_status?: AnswerStatus;
   sources: Source[];
   hybrid_path: HybridPath;
   created_at: string;
@@ -51,6 +60,8 @@ export interface Message {
   id: string;
   role: "user" | "assistant";
   content: string;
+  /** Assistant messages only (null on the member's own messages). */
+  answer_status?: AnswerStatus | null;
   sources?: Source[] | null;
   hybrid_path?: HybridPath;
   created_at: string;
@@ -114,6 +125,10 @@ export interface AdminMessage {
   timings?: Record<string, unknown> | null;
   generator?: string | null;
   dropped_markers?: unknown;
+  /** Assistant messages: `answered` or `not_found` (a plain string, as stored). */
+  answer_status?: string | null;
+  /** Best dense similarity between the retrieval query and a retrieved card, when measured. */
+  support?: number | null;
 }
 
 export interface AdminConversation {
@@ -164,6 +179,8 @@ export interface RetrievalEvent {
   message_id?: string | null;
   conversation_id?: string | null;
   card_id: string;
+  /** The text retrieval ran with (a follow-up's includes the earlier question). */
+  query?: string | null;
   final_rank?: number | null;
   dense_rank?: number | null;
   dense_score?: number | null;
@@ -187,4 +204,52 @@ export interface RetrievalEventFilter {
   until?: string;
   limit?: number;
   offset?: number;
+}
+
+// -- knowledge gaps (GET /admin/analytics/knowledge-gaps) ----------------------------------------
+
+export type GapPeriod = "day" | "week" | "month";
+
+export interface KnowledgeGapQuestion {
+  message_id: string;
+  conversation_id: string;
+  question: string;
+  answer_status: string;
+  support: number | null;
+  asked_at: string;
+}
+
+export interface KnowledgeGapPeriod {
+  /** ISO date the period starts on (UTC; weeks start on Monday). */
+  period_start: string;
+  count: number;
+}
+
+/** Similar questions the knowledge base did not answer well, named by the newest one. */
+export interface KnowledgeGap {
+  question: string;
+  count: number;
+  not_found: number;
+  low_support: number;
+  last_asked: string | null;
+  per_period: KnowledgeGapPeriod[];
+  examples: KnowledgeGapQuestion[];
+}
+
+export interface KnowledgeGapReport {
+  period: GapPeriod;
+  /** Answered questions with support below this count as gaps (`not_found` ones always do). */
+  low_support_below: number;
+  since: string | null;
+  until: string | null;
+  /** Questions counted (before grouping). */
+  questions: number;
+  groups: KnowledgeGap[];
+}
+
+export interface KnowledgeGapFilter {
+  period: GapPeriod;
+  since?: string;
+  until?: string;
+  limit?: number;
 }

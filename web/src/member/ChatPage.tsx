@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { HybridPath, Message, Source } from "../api/types";
+import type { AnswerStatus, ChatResponse, HybridPath, Message, Source } from "../api/types";
 import { navigate } from "../router";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
@@ -19,6 +19,8 @@ export interface DisplayTurn {
   content: string;
   sources: Source[];
   hybridPath: HybridPath;
+  /** Assistant turns: known once the answer is final (or loaded from history). */
+  answerStatus: AnswerStatus | null;
   pending: boolean;
   error: string | null;
 }
@@ -29,15 +31,30 @@ function nextKey(): string {
   return `local-${localKey}`;
 }
 
-function fromMessage(m: Message): DisplayTurn {
+/** A stored message (history reload) as a turn. */
+export function fromMessage(m: Message): DisplayTurn {
   return {
     key: m.id,
     role: m.role,
     content: m.content,
     sources: m.sources ?? [],
     hybridPath: m.hybrid_path ?? null,
+    answerStatus: m.role === "assistant" ? (m.answer_status ?? "answered") : null,
     pending: false,
     error: null,
+  };
+}
+
+/** What a final answer (stream `final` event or `POST /chat` reply) sets on its turn. */
+export function finalFields(
+  r: ChatResponse,
+): Pick<DisplayTurn, "content" | "sources" | "hybridPath" | "answerStatus" | "pending"> {
+  return {
+    content: r.answer,
+    sources: r.sources ?? [],
+    hybridPath: r.hybrid_path ?? null,
+    answerStatus: r.answer_status ?? "answered",
+    pending: false,
   };
 }
 
@@ -91,7 +108,13 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
   const send = useCallback(
     async (message: string): Promise<void> => {
       const answerKey = nextKey();
-      const blank = { sources: [], hybridPath: null, pending: false, error: null };
+      const blank = {
+        sources: [],
+        hybridPath: null,
+        answerStatus: null,
+        pending: false,
+        error: null,
+      };
       setTurns((ts) => [
         ...ts,
         { ...blank, key: nextKey(), role: "user", content: message },
@@ -120,13 +143,7 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
               break;
             case "final":
               finished = true;
-              patch(answerKey, {
-                key: answerKey,
-                content: event.data.answer,
-                sources: event.data.sources ?? [],
-                hybridPath: event.data.hybrid_path ?? null,
-                pending: false,
-              });
+              patch(answerKey, finalFields(event.data));
               setStatus("Answer ready.");
               break;
             case "error":

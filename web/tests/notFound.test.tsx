@@ -1,0 +1,261 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+
+import { answerMeta } from "../src/admin/AdminConversationView";
+import {
+  EMPTY_GAPS,
+  GapsReport,
+  compactPeriods,
+  conversationPath,
+  exampleStatus,
+} from "../src/admin/AdminGaps";
+import { EventsTable } from "../src/admin/EventsTable";
+import { toStreamEvent } from "../src/api/client";
+import type { ChatResponse, KnowledgeGapReport, Message, Source } from "../src/api/types";
+import { finalFields, fromMessage, type DisplayTurn } from "../src/member/ChatPage";
+import { NOT_FOUND_LABEL, Turn, answerLabel, showsSources } from "../src/member/Turn";
+
+const NOT_FOUND =
+  "I couldn't find anything about that in the knowledge base, so I can't answer it from there.";
+
+const source: Source = {
+  card_id: "help-refunds",
+  title: "Refunds",
+  url: "https://help.example/refunds",
+};
+
+function turn(change: Partial<DisplayTurn>): DisplayTurn {
+  return {
+    key: "a1",
+    role: "assistant",
+    content: "Refunds take five days [1].",
+    sources: [source],
+    hybridPath: "full",
+    answerStatus: "answered",
+    pending: false,
+    error: null,
+    ...change,
+  };
+}
+
+const render = (t: DisplayTurn): string => renderToStaticMarkup(<Turn turn={t} />);
+
+describe("a not_found answer in the member chat", () => {
+  it("shows its sentence with the label and no sources panel at all", () => {
+    const html = render(turn({ content: NOT_FOUND, sources: [], answerStatus: "not_found" }));
+    expect(html).toContain(NOT_FOUND_LABEL);
+    expect(html).toContain('data-testid="answer-status"');
+    expect(html).toContain("anything about that in the knowledge base");
+    expect(html).not.toContain("Sources");
+    expect(html).not.toContain("sources-none");
+    expect(html).not.toContain("No public sources");
+    expect(html).not.toContain("chip");
+  });
+
+  it("shows no sources even if some arrive with it", () => {
+    const html = render(turn({ content: NOT_FOUND, answerStatus: "not_found" }));
+    expect(html).not.toContain("Refunds");
+    expect(html).not.toContain('class="sources"');
+  });
+
+  it("renders the sentence through SafeMarkdown (markers stripped, no markup from text)", () => {
+    const html = render(
+      turn({ content: "Hi! <b>Ask</b> me [1]", sources: [], answerStatus: "not_found" }),
+    );
+    expect(html).toContain('class="markdown"');
+    expect(html).not.toContain("<b>");
+    expect(html).not.toContain("[1]");
+  });
+
+  it("labels nothing while the answer streams or after an error", () => {
+    expect(answerLabel(turn({ answerStatus: "not_found", pending: true }))).toBeNull();
+    expect(answerLabel(turn({ answerStatus: "not_found", error: "boom" }))).toBeNull();
+    expect(answerLabel(turn({ answerStatus: null, pending: true }))).toBeNull();
+    const streaming = render(turn({ content: NOT_FOUND, answerStatus: null, pending: true }));
+    expect(streaming).not.toContain(NOT_FOUND_LABEL);
+    expect(streaming).not.toContain("Sources");
+  });
+
+  it("leaves an answered turn as before: its sources panel, no label", () => {
+    const html = render(turn({}));
+    expect(html).not.toContain(NOT_FOUND_LABEL);
+    expect(html).toContain("Sources");
+    expect(html).toContain("Refunds");
+    expect(showsSources(turn({ sources: [] }))).toBe(true);
+    expect(render(turn({ sources: [] }))).toContain("No public sources for this answer.");
+  });
+});
+
+describe("answer status from the wire", () => {
+  const reply: ChatResponse = {
+    conversation_id: "c1",
+    message_id: "m2",
+    answer: NOT_FOUND,
+    answer_status: "not_found",
+    sources: [],
+    hybrid_path: "full",
+    created_at: "2026-03-10T10:00:00Z",
+  };
+
+  it("takes the status from a final event (and from the JSON reply alike)", () => {
+    const event = toStreamEvent("final", JSON.stringify(reply));
+    expect(event?.event).toBe("final");
+    if (event?.event !== "final") throw new Error("not a final event");
+    expect(finalFields(event.data)).toEqual({
+      content: NOT_FOUND,
+      sources: [],
+      hybridPath: "full",
+      answerStatus: "not_found",
+      pending: false,
+    });
+    const { answer_status: _drop, ...older } = reply;
+    expect(finalFields(older).answerStatus).toBe("answered");
+  });
+
+  it("keeps it on history reload", () => {
+    const base: Message = {
+      id: "m2",
+      role: "assistant",
+      content: NOT_FOUND,
+      answer_status: "not_found",
+      sources: [],
+      hybrid_path: null,
+      created_at: "2026-03-10T10:00:00Z",
+    };
+    expect(fromMessage(base).answerStatus).toBe("not_found");
+    expect(fromMessage({ ...base, answer_status: null }).answerStatus).toBe("answered");
+    expect(fromMessage({ ...base, role: "user", answer_status: null }).answerStatus).toBeNull();
+    const reloaded = render(fromMessage(base));
+    expect(reloaded).toContain(NOT_FOUND_LABEL);
+    expect(reloaded).not.toContain("Sources");
+  });
+});
+
+describe("admin: status, support and query", () => {
+  it("shows an answer's status and support", () => {
+    expect(answerMeta({ answer_status: "not_found", support: 0.21234 })).toEqual({
+      status: "not_found",
+      notFound: true,
+      support: "0.212",
+    });
+    expect(answerMeta({ answer_status: "answered", support: null })).toMatchObject({
+      status: "answered",
+      notFound: false,
+      support: "—",
+    });
+    expect(answerMeta({}).status).toBe("unknown");
+  });
+
+  it("shows the query each retrieval ran with, as text", () => {
+    const html = renderToStaticMarkup(
+      <EventsTable
+        events={[
+          { card_id: "c1", query: "refund window <b>x</b>", final_rank: 1 },
+          { card_id: "c2", query: null },
+        ]}
+      />,
+    );
+    expect(html).toContain('<th scope="col">Query</th>');
+    expect(html).toContain("refund window &lt;b&gt;x&lt;/b&gt;");
+    expect(html).toContain('<td class="query-cell">—</td>');
+  });
+});
+
+describe("knowledge gaps page", () => {
+  const report: KnowledgeGapReport = {
+    period: "week",
+    low_support_below: 0.35,
+    since: null,
+    until: null,
+    questions: 3,
+    groups: [
+      {
+        question: "where is your office in berlin",
+        count: 2,
+        not_found: 1,
+        low_support: 1,
+        last_asked: "2026-03-10T10:00:00Z",
+        per_period: [
+          { period_start: "2026-03-02", count: 1 },
+          { period_start: "2026-03-09", count: 1 },
+        ],
+        examples: [
+          {
+            message_id: "m2",
+            conversation_id: "conv/1",
+            question: "where is your office in berlin",
+            answer_status: "not_found",
+            support: null,
+            asked_at: "2026-03-10T10:00:00Z",
+          },
+          {
+            message_id: "m4",
+            conversation_id: "conv2",
+            question: "berlin office address?",
+            answer_status: "answered",
+            support: 0.2,
+            asked_at: "2026-03-03T10:00:00Z",
+          },
+        ],
+      },
+      {
+        question: "hi",
+        count: 1,
+        not_found: 1,
+        low_support: 0,
+        last_asked: "2026-03-09T10:00:00Z",
+        per_period: [{ period_start: "2026-03-09", count: 1 }],
+        examples: [
+          {
+            message_id: "m6",
+            conversation_id: "conv3",
+            question: "hi",
+            answer_status: "not_found",
+            support: null,
+            asked_at: "2026-03-09T10:00:00Z",
+          },
+        ],
+      },
+    ],
+  };
+
+  it("says so honestly when there is nothing", () => {
+    const html = renderToStaticMarkup(
+      <GapsReport report={{ ...report, questions: 0, groups: [] }} />,
+    );
+    expect(html).toContain(EMPTY_GAPS);
+    expect(html).not.toContain("<table");
+  });
+
+  it("tables each group with its counts, periods and linked examples", () => {
+    const html = renderToStaticMarkup(<GapsReport report={report} />);
+    expect(html.match(/class="gap-row"/g)).toHaveLength(2);
+    expect(html).toContain("3 questions in 2 groups");
+    expect(html).toContain("Per week");
+    expect(html).toContain("where is your office in berlin");
+    expect(html).toContain('href="/admin/conversations/conv%2F1"');
+    expect(html).toContain('href="/admin/conversations/conv2"');
+    expect(html).toContain("low support (0.200)");
+    expect(html).toContain("2026-03-02");
+    expect(html).toContain("<summary>2 questions</summary>");
+    expect(html).toContain("<summary>1 question</summary>");
+  });
+
+  it("keeps per-period counts compact: the newest periods, the earlier ones summed", () => {
+    const periods = ["01", "02", "03", "04", "05"].map((d, i) => ({
+      period_start: `2026-01-${d}`,
+      count: i + 1,
+    }));
+    const c = compactPeriods([...periods].reverse(), 3);
+    expect(c.shown.map((p) => p.period_start)).toEqual(["2026-01-03", "2026-01-04", "2026-01-05"]);
+    expect(c).toMatchObject({ earlierPeriods: 2, earlierCount: 3 });
+    expect(compactPeriods(periods).earlierPeriods).toBe(0);
+    expect(compactPeriods([])).toEqual({ shown: [], earlierPeriods: 0, earlierCount: 0 });
+  });
+
+  it("names example statuses and conversation links", () => {
+    expect(exampleStatus({ answer_status: "not_found", support: 0.5 })).toBe("not found");
+    expect(exampleStatus({ answer_status: "answered", support: null })).toBe("low support (—)");
+    expect(conversationPath("a b")).toBe("/admin/conversations/a%20b");
+  });
+});
