@@ -5,6 +5,7 @@ import { answerMeta } from "../src/admin/AdminConversationView";
 import {
   EMPTY_GAPS,
   GapsReport,
+  gapsSummary,
   compactPeriods,
   conversationPath,
   exampleStatus,
@@ -239,6 +240,15 @@ describe("knowledge gaps page", () => {
     expect(html).toContain("2026-03-02");
     expect(html).toContain("<summary>2 questions</summary>");
     expect(html).toContain("<summary>1 question</summary>");
+  });
+
+  it("says when only the largest groups were sent", () => {
+    expect(gapsSummary(report)).toBe(
+      "3 questions in 2 groups (not found, or answered with support below 0.350).",
+    );
+    expect(gapsSummary({ ...report, questions: 9 })).toBe(
+      "9 questions (not found, or answered with support below 0.350); the 2 largest groups shown hold 3.",
+    );
   });
 
   it("keeps per-period counts compact: the newest periods, the earlier ones summed", () => {

@@ -112,6 +112,17 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
   );
 }
 
+/** One line on what the table holds; says so when the server sent only the largest groups. */
+export function gapsSummary(r: KnowledgeGapReport): string {
+  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  const shown = r.groups.reduce((n, g) => n + g.count, 0);
+  const what = `not found, or answered with support below ${formatNumber(r.low_support_below, 3)}`;
+  if (shown < r.questions) {
+    return `${plural(r.questions, "question", "questions")} (${what}); the ${plural(r.groups.length, "largest group", "largest groups")} shown ${r.groups.length === 1 ? "holds" : "hold"} ${shown}.`;
+  }
+  return `${plural(r.questions, "question", "questions")} in ${plural(r.groups.length, "group", "groups")} (${what}).`;
+}
+
 export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
   const r = props.report;
   if (r.groups.length === 0) {
@@ -124,9 +135,7 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
   return (
     <>
       <p className="muted" role="status">
-        {r.questions} {r.questions === 1 ? "question" : "questions"} in {r.groups.length}{" "}
-        {r.groups.length === 1 ? "group" : "groups"} (not found, or answered with support below{" "}
-        {formatNumber(r.low_support_below, 3)}).
+        {gapsSummary(r)}
       </p>
       <div className="table-wrap">
         <table className="gaps-table">
