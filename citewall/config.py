@@ -89,7 +89,7 @@ class Settings(BaseSettings):
     # Tuned on kb/eval/{questions,unanswerable}.dev.jsonl by `citewall eval abstention --tune`
     # (docs/evaluation.md).
     abstain_min_dense: float = Field(default=0.43, ge=-1.0, le=1.0)
-    abstain_min_coverage: float = Field(default=0.25, ge=0.0, le=1.0)
+    abstain_min_coverage: float = Field(default=0.0, ge=0.0, le=1.0)
     knowledge_gap_support: float = Field(
         default=0.5,
         ge=-1.0,

@@ -25,8 +25,10 @@ from citewall.text.cleaning import clean_text
 # ``![alt](target)`` -> ``alt``; ``[text](target)`` -> ``text``; ``<https://x>`` -> ``https://x``.
 # Targets may hold one level of balanced parentheses (``(https://a.example/x_(y))``).
 _TARGET = r"\((?:[^()\n]|\([^()\n]*\))*\)"
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]" + _TARGET)
-_LINK = re.compile(r"\[([^\]\n]*)\]" + _TARGET)
+# Link text may hold balanced brackets one level deep (``[a[1]](https://x)`` is a link).
+_TEXT = r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+_IMAGE = re.compile(r"!" + _TEXT + _TARGET)
+_LINK = re.compile(_TEXT + _TARGET)
 _REFERENCE_DEF = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+.*$")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto|javascript|data|vbscript|file):[^<>\s]*)>", re.I)
 # What an HTML parser (and CommonMark's raw HTML) opens markup with: ``<`` before an ASCII letter,
@@ -70,4 +72,12 @@ def prose_only(text: str) -> str:
         return ""
     # Definitions first: ``[^1]: Refund policy`` is a footnote, not a claim with a marker in it.
     text = _REFERENCE_DEF.sub("", clean_text(text))
-    return inert_html(defang_links(strip_markers(text)))
+    # Each pass can uncover the other's syntax (``[[1](x)]``: the link's text becomes ``[1]``;
+    # ``[a[1]](x)``: without the marker, a link): repeat until neither changes anything. Every
+    # pass that changes the text shortens it, so this ends.
+    while True:
+        plain = defang_links(strip_markers(text))
+        if plain == text:
+            break
+        text = plain
+    return inert_html(text)

@@ -147,7 +147,7 @@ def stream_answer(
     timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
     timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
     t_judge = time.perf_counter()
-    signals = measure(condensed.query, context.chunks) if context.chunks else None
+    signals = measure(condensed.query, context) if context.chunks else None
     answerable = signals is not None and (
         policy.thresholds is None or policy.thresholds.answerable(signals)
     )

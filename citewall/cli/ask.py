@@ -25,24 +25,27 @@ def ask(
     """Answer a question from the ingested KB and print the citations and the path label."""
     with cli_errors():
         # Deferred: the models cost seconds to import; `citewall --help` should not.
-        from citewall.chat.pipeline import answer_question
+        from citewall.chat.pipeline import AnswerPolicy, answer_question
         from citewall.config import get_settings
-        from citewall.generation.factory import build_generator
+        from citewall.generation.factory import build_condenser, build_generator
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.factory import build_retriever
+        from citewall.runtime import thresholds_from
 
         settings = get_settings()
         embedder = load_embedder(settings)
         retriever = build_retriever(settings, embedder=embedder)
         generator = build_generator(settings, embedder)
+        policy = AnswerPolicy(build_condenser(settings, generator), thresholds_from(settings))
         answer = answer_question(
-            question, retriever=retriever, generator=generator, embedder=embedder
+            question, retriever=retriever, generator=generator, embedder=embedder, policy=policy
         )
     if as_json:
         typer.echo(json.dumps(_as_json(answer), indent=2, ensure_ascii=False))
         return
     typer.echo(answer.content)
     typer.echo("")
+    typer.echo(f"answer_status: {answer.answer_status}")
     typer.echo(f"hybrid_path: {answer.hybrid_path or 'none (nothing retrieved)'}")
     for note in answer.context.notes:
         typer.echo(f"note: {note}")
@@ -65,6 +68,9 @@ def ask(
 def _as_json(answer: Answer) -> dict[str, Any]:
     return {
         "content": answer.content,
+        "answer_status": answer.answer_status,
+        "retrieval_query": answer.retrieval_query,
+        "signals": answer.signals.as_dict() if answer.signals else None,
         "hybrid_path": answer.hybrid_path,
         "generator": answer.generator,
         "attributed": answer.attributed,

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from fastapi.testclient import TestClient
 
 from citewall.errors import UserError
+from citewall.evals.answering import measure_answering
 from citewall.evals.data import (
     BASELINE,
     DANGLING_LABELS,
@@ -35,6 +36,14 @@ from citewall.evals.data import (
 from citewall.evals.generators import generator_apps
 from citewall.evals.local_model import LocalModelError, local_model_missing
 from citewall.evals.member_answers import MemberAnswer, ask_as_member
+from citewall.evals.quality.answers import (
+    NuggetJudge,
+    ScoredAnswer,
+    load_nugget_labels,
+    load_nuggets,
+    mismatched,
+    score_answers,
+)
 from citewall.evals.quality.calibration import calibrate, load_labels
 from citewall.evals.quality.dangling_check import (
     DANGLING_THRESHOLD,
@@ -44,7 +53,7 @@ from citewall.evals.quality.dangling_check import (
     score_detector,
     unmeasured,
 )
-from citewall.evals.quality.replay import replay_questions
+from citewall.evals.quality.replay import ReplayResult, replay_questions
 from citewall.evals.quality.support import SupportJudge
 from citewall.evals.questions import Question, labelled_split, stratified
 from citewall.evals.redteam.cases import RedteamCase, indirect_cases, load_direct_cases
@@ -158,13 +167,16 @@ def _replay(
     options: EvalOptions,
     result: EvalResult,
     say: Callable[[str], None],
+    replays: dict[str, ReplayResult],
 ) -> list[GeneratorRate]:
-    """Citation quality of the replayed answers; the extractive and adversary rates from them."""
+    """Citation quality of the replayed answers; the extractive and adversary rates from them.
+    The replays themselves go into ``replays`` (by generator) for answer quality."""
     replay_set = stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
     titles = ws.catalogue.bare_internal_titles
     say(f"replaying {len(replay_set)} questions through the API")
     with TestClient(apps["extractive"], raise_server_exceptions=False) as client:
         replay = replay_questions(client, replay_set, judge, ws.tokens, "extractive", ws.asked)
+    replays["extractive"] = replay
     result.citations = replay.citation_totals().as_dict()
     result.replay_failures = replay.failures
     result.citations_by_generator = {"extractive": result.citations}
@@ -183,10 +195,52 @@ def _replay(
             adv = replay_questions(client, sample, judge, ws.tokens, "adversary", ws.asked)
             result.citations_by_generator["adversary"] = adv.citation_totals().as_dict()
             adversary_answers = adv.answers
+            replays["adversary"] = adv
     return [
         rate_answers("extractive", replay.answers, titles),
         rate_answers("adversary", adversary_answers, titles),
     ]
+
+
+def scored_answers(replay: ReplayResult) -> list[ScoredAnswer]:
+    """The replayed answers as answer quality reads them; a ``not_found`` answer states no
+    nugget and has no sentences to judge for topic."""
+    out: list[ScoredAnswer] = []
+    for a in replay.answers:
+        if not a.ok:
+            continue
+        stored = replay.stored.get(a.question_id)
+        if a.answer_status == "not_found" or stored is None:
+            out.append(ScoredAnswer(a.question_id, ""))
+        else:
+            out.append(
+                ScoredAnswer(
+                    a.question_id, a.answer, stored["content"], stored.get("sources") or []
+                )
+            )
+    return out
+
+
+def answer_quality(
+    ws: EvalWorkspace,
+    replays: dict[str, ReplayResult],
+    questions: Sequence[Question],
+    split: str,
+    support_judge: SupportJudge,
+) -> dict[str, Any]:
+    """Nugget recall and off-topic rate per replayed generator, with the mismatched control;
+    the nugget judge's agreement with its hand labels."""
+    nugget_judge = NuggetJudge(ws.embedder)
+    calibration = nugget_judge.calibrate(load_nugget_labels()).as_dict()
+    nuggets = load_nuggets(split)
+    gold = {q.id: q.gold for q in questions}
+    out: dict[str, Any] = {"nugget_judge": calibration, "generators": {}}
+    for name, replay in replays.items():
+        answers = scored_answers(replay)
+        real = score_answers(answers, nuggets, gold, nugget_judge, support_judge)
+        control = score_answers(mismatched(answers), nuggets, gold, nugget_judge, support_judge)
+        out["generators"][name] = {**real.as_dict(), "control": control.as_dict()}
+    return out
 
 
 def run_evaluation(
@@ -242,8 +296,15 @@ def run_evaluation(
             say(f"retrieval metrics on {len(ir_set)} {options.split} questions")
             result.retrieval = _retrieval_metrics(ws, ir_set)
         with generator_apps(ws, REDTEAM_GENERATORS) as apps:
+            replays: dict[str, ReplayResult] = {}
             with _stage(timings, "replay"):
-                rates = _replay(ws, apps, questions, judge, options, result, say)
+                rates = _replay(ws, apps, questions, judge, options, result, say, replays)
+            with _stage(timings, "answers"):
+                say("answer quality: nuggets, off-topic sentences, abstention, follow-ups")
+                result.answers = answer_quality(ws, replays, questions, options.split, judge)
+                result.answering = measure_answering(
+                    ws, options.split, replays["extractive"].answers, fast=options.fast, say=say
+                )
             with _stage(timings, "dangling"):
                 detector = score_detector(
                     load_dangling_labels(require(DANGLING_LABELS)),

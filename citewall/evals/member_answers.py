@@ -26,6 +26,7 @@ class MemberAnswer:
     conversation_id: str = ""
     message_id: str = ""
     external_sources: int = 0
+    answer_status: str = ""
 
     @property
     def ok(self) -> bool:
@@ -61,6 +62,7 @@ def ask_as_member(
                 conversation_id=str(body.get("conversation_id", "")),
                 message_id=str(body.get("message_id", "")),
                 external_sources=len(body.get("sources") or []),
+                answer_status=str(body.get("answer_status", "")),
             )
         )
     return out

@@ -66,6 +66,13 @@ class EvalWorkspace:
             self._apps[name] = create_app(runtime)
         return self._apps[name]
 
+    def app_without_abstention(self) -> FastAPI:
+        """The real app with the answerability check switched off (a negative control)."""
+        name = "extractive-no-abstention"
+        if name not in self._apps:
+            self._apps[name] = create_app(dataclasses.replace(self.runtime, thresholds=None))
+        return self._apps[name]
+
     def close(self) -> None:
         self.runtime.close()
 

@@ -3,7 +3,9 @@
 Deterministic, no model download beyond the packaged embedder, no API key. It splits the
 context cards into sentences, scores each against the question (cosine similarity of MiniLM
 embeddings plus lexical overlap of stemmed content words, with a small bonus for better-ranked
-cards), then picks 2-4 sentences with MMR-style redundancy control and cites each with ``[n]``.
+cards), then answers from the retriever's best card: its best sentence first, up to three more
+of its relevant sentences, another card's only when it is as relevant as the best (MMR-style
+redundancy control throughout), each cited with ``[n]``.
 
 Safety by construction: a sentence that contains a URL (or any ``scheme:`` link), a Markdown
 link, HTML, a card title or a card id is never used, so the answer cannot copy an internal
@@ -26,13 +28,15 @@ from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
 from citewall.text.terms import WORD, content_terms
 
-#: Sentences in an answer: at least MIN (when the context has them), at most MAX.
-MIN_SENTENCES = 2
+#: Sentences in an answer, at most.
 MAX_SENTENCES = 4
 #: MMR trade-off: relevance weight vs. redundancy with sentences already picked.
 MMR_LAMBDA = 0.7
-#: A further sentence must score at least this fraction of the best one to be added.
-RELATIVE_FLOOR = 0.7
+#: A further sentence of the best sentence's card must score at least this fraction of the
+#: best one; a sentence of another card at least ``OTHER_CARD_FLOOR`` (tuned on the dev split
+#: for nugget recall and the off-topic rate, docs/evaluation.md).
+SAME_CARD_FLOOR = 0.3
+OTHER_CARD_FLOOR = 1.2
 #: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
 DUPLICATE_SIM = 0.9
 #: Candidates embedded per answer (the cheapest lexical filter keeps latency bounded).
@@ -104,7 +108,7 @@ class ExtractiveGenerator:
         dense = s_vecs @ q_vec
         prior = np.array([0.04 / (1 + c.chunk_index) for c in candidates], dtype=np.float32)
         relevance = 0.7 * dense + 0.3 * lexical + prior
-        picked = self._select(relevance, s_vecs)
+        picked = self._select(relevance, s_vecs, [c.chunk_index for c in candidates])
         # Best sentence first, the rest in reading order (card rank, then position in card).
         first, rest = (
             picked[0],
@@ -114,15 +118,26 @@ class ExtractiveGenerator:
             _cite(candidates[i].text, candidates[i].chunk_index + 1) for i in [first, *rest]
         )
 
-    def _select(self, relevance: np.ndarray, vecs: np.ndarray) -> list[int]:
+    def _select(self, relevance: np.ndarray, vecs: np.ndarray, cards: Sequence[int]) -> list[int]:
+        """Answer from the card that answers: the retriever's best card (the best-ranked card
+        with a usable sentence) is the anchor. Its best sentence comes first; more of its
+        sentences follow while they stay relevant (at least ``SAME_CARD_FLOOR`` of that best);
+        another card's sentence only when it scores at least ``OTHER_CARD_FLOOR`` of it (a
+        second part of the question the anchor does not cover). Near-duplicates are skipped;
+        MMR orders the candidates."""
+        anchor = min(cards)
         order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
-        picked = [order[0]]
-        best = float(relevance[order[0]])
+        first = next(i for i in order if cards[i] == anchor)
+        picked = [first]
+        best = float(relevance[first])
         while len(picked) < MAX_SENTENCES:
             chosen: int | None = None
             chosen_score = -np.inf
             for i in order:
                 if i in picked:
+                    continue
+                floor = SAME_CARD_FLOOR if cards[i] == anchor else OTHER_CARD_FLOOR
+                if float(relevance[i]) < floor * best:
                     continue
                 redundancy = float(np.max(vecs[picked] @ vecs[i]))
                 if redundancy >= DUPLICATE_SIM:
@@ -131,8 +146,6 @@ class ExtractiveGenerator:
                 if score > chosen_score:
                     chosen, chosen_score = i, score
             if chosen is None:
-                break
-            if len(picked) >= MIN_SENTENCES and float(relevance[chosen]) < RELATIVE_FLOOR * best:
                 break
             picked.append(chosen)
         return picked

@@ -8,16 +8,19 @@ the new message is a follow-up and, if so, retrieves with the previous question'
 followed by the new message; a self-contained question (a topic switch) is retrieved alone.
 
 A message is a follow-up when the conversation has a previous question and the message
-- opens with a continuation cue ("and ...", "what about ...", "same for ...", "ok so ..."), or
-- has at most ``MAX_TERMS_SHORT`` content terms ("how long does that take?"), or
-- points back (it, that, this, those, them, there, one, same, ...) and has at most
-  ``MAX_TERMS_ANAPHORA`` content terms.
+- opens with a continuation cue ("and ...", "what about ...", "same for ...", "ok so ..."),
+- or holds a word that leans on what came before anywhere ("also", "too", "instead",
+  "now what"),
+- or has at most ``MAX_TERMS_SHORT`` content terms ("how long?"),
+- or points back (it, that, this, those, them, one, same, such, a non-existential "there") and
+  has at most ``MAX_TERMS_ANAPHORA`` content terms.
 The cue and pronoun lists and both limits were chosen on the follow-up dev split
 (``kb/eval/followups.dev.jsonl``, docs/evaluation.md).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -28,21 +31,20 @@ from citewall.text.cleaning import clean_text
 from citewall.text.terms import content_terms, words
 
 MAX_TERMS_SHORT = 2
-MAX_TERMS_ANAPHORA = 4
+MAX_TERMS_ANAPHORA = 9
 #: Previous questions a chain of follow-ups may reach back through.
 MAX_DEPTH = 3
 
+#: Openings that continue the previous question.
 _CUES: tuple[tuple[str, ...], ...] = tuple(
     tuple(cue.split())
     for cue in (
         "and",
-        "also",
         "what about",
         "how about",
         "what if",
         "same for",
         "same with",
-        "same",
         "but",
         "then",
         "ok so",
@@ -55,32 +57,14 @@ _CUES: tuple[tuple[str, ...], ...] = tuple(
         "in that case",
     )
 )
+#: Words that lean on something said before wherever they stand.
+_ANYWHERE = frozenset(["also", "too", "instead", "either"])
+_ANYWHERE_PAIRS = frozenset([("now", "what"), ("what", "now")])
+#: Words pointing back at something (``there`` only when not "is there"/"are there").
 _ANAPHORA = frozenset(
-    [
-        "it",
-        "its",
-        "that",
-        "this",
-        "those",
-        "these",
-        "they",
-        "them",
-        "their",
-        "there",
-        "one",
-        "ones",
-        "same",
-        "he",
-        "she",
-        "him",
-        "her",
-        "his",
-        "such",
-        "former",
-        "latter",
-        "above",
-    ]
+    ["it", "its", "that", "this", "those", "these", "them", "one", "ones", "same", "such"]
 )
+_EXISTENTIAL = frozenset(["is", "are", "was", "were", "any"])
 
 CondenseMethod = Literal["standalone", "rule", "model", "rule_fallback"]
 
@@ -112,10 +96,15 @@ def is_followup(question: str) -> bool:
         return False
     if any(tuple(found[: len(cue)]) == cue for cue in _CUES):
         return True
+    if _ANYWHERE & set(found) or _ANYWHERE_PAIRS & set(itertools.pairwise(found)):
+        return True
     n_terms = len(content_terms(question))
     if n_terms <= MAX_TERMS_SHORT:
         return True
-    return n_terms <= MAX_TERMS_ANAPHORA and bool(_ANAPHORA & set(found))
+    pointing = _ANAPHORA & set(found) or any(
+        w == "there" and (i == 0 or found[i - 1] not in _EXISTENTIAL) for i, w in enumerate(found)
+    )
+    return n_terms <= MAX_TERMS_ANAPHORA and bool(pointing)
 
 
 def rule_query(question: str, history: Sequence[Turn]) -> str:

@@ -2,8 +2,9 @@
 
 Two signals, both cheap (no model call; the dense scores come with retrieval):
 
-- ``dense``: the best cosine similarity between the query and a retrieved card (the packaged
-  MiniLM embedder's, computed by dense retrieval anyway);
+- ``dense``: the best cosine similarity between the query and any chunk (dense retrieval's
+  first hit, ``RetrievedContext.top_dense``; computed by retrieval anyway, and unaffected by
+  what a reranker later keeps);
 - ``coverage``: the share of the query's content terms (stemmed, stopwords dropped) that occur
   in the top ``COVERAGE_CARDS`` retrieved cards. A question about something the knowledge base
   never mentions ("Saturday phone hours", "DHL") keeps terms no retrieved card contains.
@@ -16,10 +17,9 @@ docs/evaluation.md) and live in ``Settings``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citewall.retrieval.types import ContextChunk
+from citewall.retrieval.types import RetrievedContext
 from citewall.text.terms import content_terms
 
 #: Retrieved cards (best first) whose words count towards coverage.
@@ -44,14 +44,17 @@ class Thresholds:
         return signals.dense >= self.min_dense and signals.coverage >= self.min_coverage
 
 
-def measure(query: str, chunks: Sequence[ContextChunk]) -> Signals:
-    """The answerability signals of ``chunks`` (ranked context) for ``query``.
+def measure(query: str, context: RetrievedContext) -> Signals:
+    """The answerability signals of ``context`` for ``query``.
 
-    >>> chunk = ContextChunk(id="c", text="Refunds take 5 days.", dense_score=0.61)
-    >>> measure("how long do refunds take on saturday?", [chunk])
+    >>> chunk = ContextChunk(id="c", text="Refunds take 5 days.")
+    >>> measure("how long do refunds take on saturday?", RetrievedContext([chunk], top_dense=0.61))
     Signals(dense=0.61, coverage=0.5)
     """
-    dense = max((c.dense_score for c in chunks if c.dense_score is not None), default=0.0)
+    chunks = context.chunks
+    dense = context.top_dense
+    if dense is None:  # a retriever that does not report it: the best the context shows
+        dense = max((c.dense_score for c in chunks if c.dense_score is not None), default=0.0)
     terms = content_terms(query)
     if not terms:
         return Signals(dense=float(dense), coverage=0.0)

@@ -177,7 +177,9 @@ class HybridRetriever:
             qvec = self.embed(question)
         with timer.stage("dense"):
             dense_hits = self.dense(qvec)
-        if not dense_hits:
+        if dense_hits:
+            ctx.top_dense = max(h.score for h in dense_hits)
+        else:
             ctx.notes.append("knowledge base is empty: nothing retrieved")
             ctx.timings_ms = timer.total()
             return ctx

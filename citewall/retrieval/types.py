@@ -57,6 +57,9 @@ class RetrievedContext:
     #: Human-readable reasons for any degradation (e.g. "reranker over budget: 812 ms > 500 ms").
     notes: list[str] = field(default_factory=list)
     rerank_over_budget: bool = False
+    #: The best cosine similarity of the question to any chunk (dense retrieval's first hit),
+    #: whatever the later stages kept: the answerability signal.
+    top_dense: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

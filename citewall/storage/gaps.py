@@ -1,11 +1,12 @@
 """Knowledge gaps: the questions the knowledge base did not answer well, grouped by topic.
 
-An operator's to-write list. A question counts when its answer was ``not_found`` or answered
-with low support (``messages.support`` below ``low_support``, the best dense similarity
-between the query and a retrieved card). Questions are grouped greedily by their content
-terms (``text.terms``): a question joins the first group whose first question shares at least
-``SIMILARITY`` of their terms (Jaccard), else starts a group. Groups are ordered by size, then
-by how recently they were asked; each carries counts per period.
+An operator's to-write list. A question counts when retrieval ran for it (small talk does not
+count) and its answer was ``not_found`` or answered with low support (``messages.support``
+below ``low_support``: the best dense similarity between the query and any chunk). Questions
+are grouped greedily by their content terms (``text.terms``): a question joins the first group
+whose first question shares at least ``SIMILARITY`` of their terms (Jaccard), else starts a
+group. Groups are ordered by size, then by how recently they were asked; each carries counts
+per period.
 """
 
 from __future__ import annotations
@@ -117,10 +118,9 @@ def gap_questions(
     answer = Message
     conditions = [
         answer.role == "assistant",
-        or_(
-            answer.answer_status == "not_found",
-            and_(answer.support.is_not(None), answer.support < low_support),
-        ),
+        # Small talk is not_found with no support (nothing was retrieved): not a gap.
+        answer.support.is_not(None),
+        or_(answer.answer_status == "not_found", answer.support < low_support),
     ]
     if since is not None:
         conditions.append(answer.created_at >= since)

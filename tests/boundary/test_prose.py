@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markup import html_markup, markdown_raw_html
@@ -114,3 +115,12 @@ def test_a_marker_after_an_echoed_unclosed_fence_is_stripped() -> None:
     )
     # A closed fence is code: its brackets are not markers.
     assert prose_only("```\nitems[1]\n```\nDone [1].") == "```\nitems[1]\n```\nDone."
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["[[1](see [1])]", "[[1](x)]", "[a[1]](https://evil.example)", "[[[2](x)](y)]"],
+)
+def test_a_marker_or_link_uncovered_by_stripping_the_other_is_stripped_too(raw: str) -> None:
+    prose = prose_only(raw)
+    assert not parse_markers(prose) and "](" not in prose, prose

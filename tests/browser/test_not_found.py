@@ -1,6 +1,7 @@
-"""Questions the knowledge base does not answer, in Chromium against a real server on the demo KB:
-the member sees one honest sentence labelled "Not in the knowledge base" with no sources panel
-(live and after a reload), and the admin finds the question on the Knowledge gaps page."""
+"""Questions the knowledge base does not answer, in Chromium against a real server on the demo
+KB: the member sees one honest sentence labelled "Not answered from the knowledge base" with no
+sources panel (live and after a reload), and the admin finds the question on the Knowledge gaps
+page."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 from .conftest import CitewallServer
 from .ui import BrowserTraps, ask, install_recorders, sign_in, sse_events
 
-NOT_FOUND_LABEL = "Not in the knowledge base"
+NOT_FOUND_LABEL = "Not answered from the knowledge base"
 SMALL_TALK = "hi"
 #: Questions the demo KB has no card for; the first the server answers ``not_found`` is used.
 UNCOVERED = (

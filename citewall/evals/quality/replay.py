@@ -23,6 +23,8 @@ class ReplayResult:
     answers: list[MemberAnswer] = field(default_factory=list)
     citations: list[CitationCounts] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: Question id -> the stored assistant message (content with markers, full sources).
+    stored: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def citation_totals(self) -> CitationCounts:
         total = CitationCounts()
@@ -64,6 +66,7 @@ def replay_questions(
                 f"{served.question_id}: stored message {served.message_id} missing"
             )
             continue
+        result.stored[served.question_id] = message
         result.citations.append(
             score_answer(message["content"], message.get("sources") or [], judge)
         )

@@ -45,6 +45,9 @@ def render_markdown(report: dict[str, Any]) -> str:
             else ""
         ),
         f"- replay failures: **{len(report.get('replay_failures') or [])}**",
+        f"- answer metrics whose negative control did not fail: "
+        f"**{len(report.get('control_failures') or [])}**"
+        + (f" ({', '.join(report['control_failures'])})" if report.get("control_failures") else ""),
         "",
         "## Environment",
         "",
@@ -59,6 +62,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _retrieval(report.get("retrieval", {}))
     out += _citations(report.get("citations", {}))
     out += _citations_by_generator(report.get("citations_by_generator") or {})
+    out += _answers(report.get("answers") or {})
+    out += _answering(report.get("answering") or {})
     out += _dangling(report)
     out += _redteam(report)
     out += _baseline(report)
@@ -240,4 +245,113 @@ def _baseline(report: dict[str, Any]) -> list[str]:
     if comps:
         out += table(*report_tables.baseline(report))
         out.append("")
+    return out
+
+
+def _answers(answers: dict[str, Any]) -> list[str]:
+    if not answers:
+        return []
+    judge = answers.get("nugget_judge") or {}
+    loo = judge.get("leave_one_out") or {}
+    out = [
+        "## Answer quality",
+        "",
+        "Nugget recall: the share of the questions' gold facts the member's answer states (an "
+        "abstained answer states none). Off-topic rate: the share of answer sentences whose "
+        "best-supporting card is not a gold card. Control: each answer scored against another "
+        "question (must score badly).",
+        "",
+        f"Nugget judge vs {judge.get('labels', 0)} hand labels: leave-one-out accuracy "
+        f"{loo.get('accuracy', 0):.3f}, kappa {loo.get('kappa', 0):.3f} "
+        f"(thresholds {judge.get('thresholds')}).",
+        "",
+    ]
+    rows = []
+    for name, r in (answers.get("generators") or {}).items():
+        c = r.get("control") or {}
+        rows.append(
+            [
+                name,
+                r["answers"],
+                f"{r['nugget_recall']:.3f}",
+                f"{c.get('nugget_recall', 0):.3f}",
+                f"{r['off_topic_rate']:.3f}",
+                f"{c.get('off_topic_rate', 0):.3f}",
+                r["sentences"],
+            ]
+        )
+    out += table(
+        [
+            "generator",
+            "answers",
+            "nugget recall",
+            "control",
+            "off-topic rate",
+            "control",
+            "sentences",
+        ],
+        rows,
+    )
+    return [*out, ""]
+
+
+def _answering(answering: dict[str, Any]) -> list[str]:
+    if not answering:
+        return []
+    out = ["## Abstention and follow-ups", ""]
+    a, c = answering.get("abstention") or {}, answering.get("abstention_control") or {}
+    tuned = answering.get("tuned_on_dev") or {}
+    if a:
+        out += table(
+            ["server", "not_found recall (unanswerable)", "by kind", "answered rate (answerable)"],
+            [
+                [
+                    "configured",
+                    f"{a['not_found_recall']:.3f} of {a['unanswerable']}",
+                    a["not_found_recall_by_kind"],
+                    f"{a['answered_rate']:.3f} of {a['answerable']}",
+                ],
+                [
+                    "control: abstention off",
+                    f"{c.get('not_found_recall', 0):.3f}",
+                    c.get("not_found_recall_by_kind"),
+                    "",
+                ],
+            ],
+        )
+        out += [
+            "",
+            f"Tuned on dev: min_dense {tuned.get('min_dense')}, min_coverage "
+            f"{tuned.get('min_coverage')} (dev not_found recall {tuned.get('dev_not_found_recall')}"
+            f" at answered rate {tuned.get('dev_answered_rate')}); configured "
+            f"{tuned.get('configured')}; signal AUC on dev {tuned.get('dev_signal_auc')}.",
+            "",
+        ]
+    small = answering.get("small_talk") or {}
+    if small:
+        out += [
+            f"Small talk: {small['not_found_without_sources']} of {small['messages']} messages "
+            "got a not_found reply without sources.",
+            "",
+        ]
+    f = answering.get("followups") or {}
+    if f:
+        out += table(
+            ["follow-up retrieval", "nDCG@10"],
+            [
+                ["first question, alone", f"{f['first_ndcg']:.3f}"],
+                ["follow-up, alone", f"{f['alone_ndcg']:.3f}"],
+                ["follow-up, with the conversation", f"{f['context_ndcg']:.3f}"],
+                ["control: with another conversation", f"{f['control_ndcg']:.3f}"],
+                ["topic switch, alone", f"{f['switch_alone_ndcg']:.3f}"],
+                ["topic switch, with the conversation", f"{f['switch_context_ndcg']:.3f}"],
+            ],
+        )
+        out += [
+            "",
+            f"{f['followups']} follow-ups, {f['switches']} switches; with context / first "
+            f"question: {f['context_vs_first']}; with context - alone: "
+            f"{f['context_minus_alone']}; condensation: {f['condense_methods']}.",
+            "",
+        ]
     return out

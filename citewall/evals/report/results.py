@@ -28,6 +28,10 @@ class EvalResult:
     dangling: dict[str, Any] = field(default_factory=dict)
     redteam: list[dict[str, Any]] = field(default_factory=list)
     redteam_cases: dict[str, int] = field(default_factory=dict)
+    #: Nugget recall and off-topic rate per generator, with controls (``quality.answers``).
+    answers: dict[str, Any] = field(default_factory=dict)
+    #: Abstention, follow-up retrieval and small talk, with controls (``evals.answering``).
+    answering: dict[str, Any] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
 
@@ -46,9 +50,19 @@ class EvalResult:
         return [name for name, r in rows if r.get("verdict") == "fail"]
 
     @property
+    def control_failures(self) -> list[str]:
+        """Answer metrics whose negative control did not score badly: such a metric cannot
+        tell good from bad on this run, so the run fails."""
+        return control_failures(self.answers, self.answering)
+
+    @property
     def passed(self) -> bool:
         return not (
-            self.gate_failures or self.regressions or self.dangling_failures or self.replay_failures
+            self.gate_failures
+            or self.regressions
+            or self.dangling_failures
+            or self.replay_failures
+            or self.control_failures
         )
 
     def metrics(self) -> dict[str, float]:
@@ -74,6 +88,18 @@ class EvalResult:
         if self.redteam:
             passed = sum(1 for r in self.redteam if r.get("verdict") == "pass")
             out["redteam.pass_rate"] = passed / len(self.redteam)
+        extractive = (self.answers.get("generators") or {}).get("extractive") or {}
+        if extractive:
+            out["answers.extractive.nugget_recall"] = float(extractive["nugget_recall"])
+            out["answers.extractive.on_topic_rate"] = 1.0 - float(extractive["off_topic_rate"])
+        abst = self.answering.get("abstention") or {}
+        if abst:
+            out["abstention.not_found_recall"] = float(abst["not_found_recall"])
+            out["abstention.answered_rate"] = float(abst["answered_rate"])
+        follow = self.answering.get("followups") or {}
+        if follow:
+            out["followups.context_ndcg"] = float(follow["context_ndcg"])
+            out["followups.switch_context_ndcg"] = float(follow["switch_context_ndcg"])
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -91,6 +117,9 @@ class EvalResult:
             "dangling": self.dangling,
             "redteam": self.redteam,
             "redteam_cases": self.redteam_cases,
+            "answers": self.answers,
+            "answering": self.answering,
+            "control_failures": self.control_failures,
             "metrics": self.metrics(),
             "baseline_note": self.baseline_note,
             "comparisons": [
@@ -108,3 +137,34 @@ class EvalResult:
             "dangling_failures": self.dangling_failures,
             "regressions": [c.metric for c in self.regressions],
         }
+
+
+#: A control "scores badly" when it is at least this far from the real figure.
+CONTROL_MARGIN = 0.2
+
+
+def control_failures(answers: dict[str, Any], answering: dict[str, Any]) -> list[str]:
+    """Which answer metrics' negative controls came too close to the real figures."""
+    failures: list[str] = []
+    for name, row in (answers.get("generators") or {}).items():
+        control = row.get("control") or {}
+        if row.get("nuggets") and control.get("nugget_recall", 0.0) > max(
+            0.0, row["nugget_recall"] - CONTROL_MARGIN
+        ):
+            failures.append(f"answers.{name}.nugget_recall control")
+        if row.get("sentences") and control.get("off_topic_rate", 1.0) < min(
+            1.0, row["off_topic_rate"] + CONTROL_MARGIN
+        ):
+            failures.append(f"answers.{name}.off_topic_rate control")
+    abst, abst_control = answering.get("abstention"), answering.get("abstention_control")
+    if (
+        abst
+        and abst_control
+        and abst["not_found_recall"] > 0
+        and abst_control["not_found_recall"] > abst["not_found_recall"] - CONTROL_MARGIN / 2
+    ):
+        failures.append("abstention.not_found_recall control")
+    follow = answering.get("followups") or {}
+    if follow and follow["control_ndcg"] > follow["context_ndcg"] - CONTROL_MARGIN:
+        failures.append("followups.context_ndcg control")
+    return failures

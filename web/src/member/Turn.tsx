@@ -9,7 +9,7 @@ import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import type { DisplayTurn } from "./ChatPage";
 import { SourcesPanel } from "./SourcesPanel";
 
-export const NOT_FOUND_LABEL = "Not in the knowledge base";
+export const NOT_FOUND_LABEL = "Not answered from the knowledge base";
 
 /** The label shown with a finished answer, or null for an ordinary one. */
 export function answerLabel(t: DisplayTurn): string | null {

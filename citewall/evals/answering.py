@@ -1,0 +1,97 @@
+"""How the server answers: abstention (tuned on dev, measured on the split), follow-up
+retrieval and small talk. Citation and answer quality of the answers themselves are scored
+on the replayed answers (``harness``); this module measures the decisions around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from citewall.errors import UserError
+from citewall.evals.member_answers import MemberAnswer, ask_as_member
+from citewall.evals.quality.abstention import (
+    abstention,
+    load_unanswerable,
+    signals_of,
+    tune,
+)
+from citewall.evals.questions import Question, labelled_split
+from citewall.evals.retrieval.followups import load_followups, score_followups
+from citewall.evals.workspace import EvalWorkspace
+
+#: Messages that ask nothing: each must get a short reply, no sources, ``not_found``.
+SMALL_TALK = ("hi", "Hello!", "thanks", "thank you so much", "ok bye", "good morning")
+#: Questions per set in the fast profile.
+FAST_UNANSWERABLE = 12
+FAST_FOLLOWUPS = 16
+
+
+def tune_on_dev(ws: EvalWorkspace) -> dict[str, Any]:
+    """The thresholds the dev split recommends (compare with the configured ones)."""
+    answerable = signals_of(ws.runtime.retriever, [q.question for q in labelled_split("dev")])
+    unanswerable = signals_of(ws.runtime.retriever, [u.question for u in load_unanswerable("dev")])
+    tuned = tune(answerable, unanswerable).as_dict()
+    s = ws.settings
+    tuned["configured"] = {"min_dense": s.abstain_min_dense, "min_coverage": s.abstain_min_coverage}
+    return tuned
+
+
+def _statuses(answers: Sequence[MemberAnswer]) -> list[str]:
+    failed = [a.question_id for a in answers if not a.ok]
+    if failed:
+        raise UserError(f"chat failed for {', '.join(failed)} while measuring abstention")
+    return [a.answer_status for a in answers]
+
+
+def measure_answering(
+    ws: EvalWorkspace,
+    split: str,
+    answerable: Sequence[MemberAnswer],
+    *,
+    fast: bool,
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """Abstention (and its control), follow-up retrieval (and its control), small talk.
+
+    ``answerable`` are the extractive server's member answers to the split's labelled
+    questions (the replay), whose statuses give the answered rate.
+    """
+    unanswerable = load_unanswerable(split)
+    if fast:
+        unanswerable = unanswerable[:FAST_UNANSWERABLE]
+    asked = [Question(u.id, u.question, ()) for u in unanswerable]
+    kinds = [u.kind for u in unanswerable]
+    say(f"abstention: {len(asked)} unanswerable {split} questions, with and without the check")
+    out: dict[str, Any] = {"tuned_on_dev": tune_on_dev(ws)}
+    answered_statuses = _statuses(answerable)
+    with TestClient(ws.app_for("extractive"), raise_server_exceptions=False) as client:
+        statuses = _statuses(ask_as_member(client, asked, ws.tokens.member, "extractive"))
+        small = ask_as_member(
+            client,
+            [Question(f"smalltalk-{i}", m, ()) for i, m in enumerate(SMALL_TALK)],
+            ws.tokens.member,
+            "extractive",
+        )
+    with TestClient(ws.app_without_abstention(), raise_server_exceptions=False) as client:
+        control = _statuses(ask_as_member(client, asked, ws.tokens.member, "no-abstention"))
+    out["abstention"] = abstention(
+        list(zip(kinds, statuses, strict=True)), answered_statuses
+    ).as_dict()
+    out["abstention_control"] = abstention(list(zip(kinds, control, strict=True)), []).as_dict()
+    out["small_talk"] = {
+        "messages": len(small),
+        "not_found_without_sources": sum(
+            a.ok and a.answer_status == "not_found" and a.external_sources == 0 for a in small
+        ),
+    }
+    items = load_followups(split)
+    if fast:
+        items = [i for i in items if i.kind == "followup"][:FAST_FOLLOWUPS] + [
+            i for i in items if i.kind == "switch"
+        ][: FAST_FOLLOWUPS // 4]
+    say(f"follow-ups: {len(items)} {split} conversations, four ways each")
+    out["followups"] = score_followups(ws.runtime.retriever, ws.runtime.condenser, items).as_dict()
+    return out
