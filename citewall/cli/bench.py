@@ -7,6 +7,7 @@ Development commands: they measure on the demo KB and labelled questions of a so
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ from citewall.cli.errors import cli_errors
 from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
-    help="Benchmarks: retrieval latency per stage and size; API load.", no_args_is_help=True
+    help="Benchmarks: retrieval latency per stage and size; API load; the cost of follow-up "
+    "condensation and abstention.",
+    no_args_is_help=True,
 )
 
 
@@ -115,6 +118,38 @@ def api(
     if failed:
         typer.echo(f"error: {failed} request(s) failed", err=True)
         raise typer.Exit(1)
+
+
+@app.command("answering")
+def answering(
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
+    rounds: int = typer.Option(2, "--rounds", min=1, max=20, help="Passes over the set."),
+    limit: int = typer.Option(40, "--limit", min=1, help="Dev conversations used."),
+) -> None:
+    """Turn latency with follow-up condensation and abstention on vs off (extractive)."""
+    with cli_errors():
+        # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
+        from citewall.evals.bench.answering import markdown, run
+        from citewall.evals.retrieval.followups import load_followups
+        from citewall.evals.workspace import build_workspace
+        from citewall.runtime import thresholds_from
+
+        with tempfile.TemporaryDirectory(prefix="citewall-bench-") as tmp:
+            ws = build_workspace(Path(tmp) / "data", kb_paths=(require(DEMO_CARDS),))
+            try:
+                thresholds = thresholds_from(ws.settings)
+                assert thresholds is not None, "the workspace keeps abstention on"
+                report = run(
+                    load_followups("dev")[:limit],
+                    retriever=ws.runtime.retriever,
+                    generator=ws.runtime.generator,
+                    embedder=ws.embedder,
+                    thresholds=thresholds,
+                    rounds=rounds,
+                )
+            finally:
+                ws.close()
+    _write(out, "bench_answering", report, markdown(report))
 
 
 def _write(out: Path, name: str, result: dict[str, Any], md: str) -> None:

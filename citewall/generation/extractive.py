@@ -36,6 +36,9 @@ MMR_LAMBDA = 0.7
 #: best one; a sentence of another card at least ``OTHER_CARD_FLOOR`` (tuned on the dev split
 #: for nugget recall and the off-topic rate, docs/evaluation.md).
 SAME_CARD_FLOOR = 0.3
+#: The anchor is the best-ranked card, unless another card's best sentence scores at least
+#: this multiple of the best-ranked card's best sentence.
+ANCHOR_MARGIN = 1.4
 OTHER_CARD_FLOOR = 1.2
 #: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
 DUPLICATE_SIM = 0.9
@@ -125,9 +128,12 @@ class ExtractiveGenerator:
         another card's sentence only when it scores at least ``OTHER_CARD_FLOOR`` of it (a
         second part of the question the anchor does not cover). Near-duplicates are skipped;
         MMR orders the candidates."""
-        anchor = min(cards)
         order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
-        first = next(i for i in order if cards[i] == anchor)
+        top = min(cards)
+        first = next(i for i in order if cards[i] == top)
+        if float(relevance[order[0]]) >= ANCHOR_MARGIN * float(relevance[first]):
+            first = order[0]  # another card's sentence answers clearly better
+        anchor = cards[first]
         picked = [first]
         best = float(relevance[first])
         while len(picked) < MAX_SENTENCES:

@@ -47,6 +47,7 @@ class Thresholds:
 def measure(query: str, context: RetrievedContext) -> Signals:
     """The answerability signals of ``context`` for ``query``.
 
+    >>> from citewall.retrieval.types import ContextChunk, RetrievedContext
     >>> chunk = ContextChunk(id="c", text="Refunds take 5 days.")
     >>> measure("how long do refunds take on saturday?", RetrievedContext([chunk], top_dense=0.61))
     Signals(dense=0.61, coverage=0.5)

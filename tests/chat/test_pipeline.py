@@ -91,40 +91,35 @@ def test_full_answer_shape(embedder: Any) -> None:
 
 
 def test_an_internal_card_is_cited_without_url_or_license(embedder: Any) -> None:
+    # The playbook ranks first here, so the answer comes from it (an answer quotes the card
+    # that answers, not its neighbours).
+    context = make_context()
+    context.chunks = [context.chunks[1], context.chunks[0], *context.chunks[2:]]
     answer = ask(
-        embedder, "What if a void refund is still pending after 15 business days?", make_context()
+        embedder, "What if a void refund is still pending after 15 business days?", context
     )
     assert answer.content == (
         "If the carrier status is still Pending after 15 business days, open a carrier dispute "
-        "from the Disputes tab [2]. The refund goes back to your Parcelry balance within 5 to 10 "
-        "business days [1]."
+        "from the Disputes tab [1]. Do not credit the merchant manually before that [1]."
     )
     assert [c.model_dump(exclude_none=True) for c in answer.citations] == [
         {
             "card_id": "pb-void-overdue",
             "span": "If the carrier status is still Pending after 15 business days, open a "
-            "carrier dispute from the Disputes tab [2].",
+            "carrier dispute from the Disputes tab [1].",
             "retrieved_score": 38.0,  # round(100 * sigmoid(-0.5))
-        },
-        {
-            "card_id": "help-void",
-            "span": "The refund goes back to your Parcelry balance within 5 to 10 business "
-            "days [1].",
-            "source_url": KB_URL,
-            "source_license": "CC-BY-SA-4.0",
-            "retrieved_score": 88.0,
         },
     ]
     # The stored source of the internal card keeps its internal metadata (canaries included).
     internal = answer.sources[0]
     assert (internal["n"], internal["card_id"], internal["source_url"]) == (
-        2,
+        1,
         "pb-void-overdue",
         None,
     )
     assert internal["metadata"]["owner_note"] == CANARY_M and CANARY_T in internal["title"]
     assert CANARY_T not in answer.content and CANARY_M not in answer.content
-    assert [e.cited for e in answer.events] == [True, True, False]
+    assert [e.cited for e in answer.events] == [True, False, False]
 
 
 def test_rrf_only_has_no_scores(embedder: Any) -> None:
