@@ -86,7 +86,7 @@ class Settings(BaseSettings):
         default=True,
         description="Answer 'not found' when the retrieved context cannot answer the question.",
     )
-    # Tuned on kb/eval/{questions,unanswerable}.dev.jsonl by `citewall eval abstention --tune`
+    # Tuned on kb/eval/{questions,unanswerable}.dev.jsonl (`citewall eval` reports the dev tuning)
     # (docs/evaluation.md).
     abstain_min_dense: float = Field(default=0.43, ge=-1.0, le=1.0)
     abstain_min_coverage: float = Field(default=0.0, ge=0.0, le=1.0)

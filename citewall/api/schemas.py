@@ -281,4 +281,6 @@ class KnowledgeGapReport(BaseModel):
     since: datetime | None
     until: datetime | None
     questions: int
+    #: True when more questions matched than one report reads (the newest were grouped).
+    truncated: bool
     groups: list[KnowledgeGap]

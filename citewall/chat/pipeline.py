@@ -160,15 +160,28 @@ def stream_answer(
     t_gen = time.perf_counter()
     # Model output is untrusted text: cleaned before anyone sees or stores it (a model can
     # send a lone surrogate as a JSON escape, or repeat a hostile card's bidi override).
+    # The rule's query ("Q1 ... and for annual plans?") is what the extractive generator scores
+    # sentences against; a model reads the member's own words with the conversation.
+    asked = condensed.query if condensed.method == "rule" else question
     if streaming:
         parts: list[str] = []
-        for raw in generator.stream(condensed.query, context.chunks, history):
-            if delta := clean_text(raw):
-                parts.append(delta)
+        held: list[str] | None = []
+        for raw in generator.stream(asked, context.chunks, history):
+            if not (delta := clean_text(raw)):
+                continue
+            parts.append(delta)
+            if held is None:
                 yield delta
+                continue
+            # Nothing is shown until the text cites a card of the context: a reply that never
+            # does becomes NOTHING_FOUND, and its words must not have reached the member first.
+            held.append(delta)
+            if reconcile("".join(parts), context.chunks).citations:
+                yield "".join(held)
+                held = None
         text = "".join(parts)
     else:
-        text = clean_text(generator.generate(condensed.query, context.chunks, history).text)
+        text = clean_text(generator.generate(asked, context.chunks, history).text)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
     answer = finish_answer(text, context, generator=generator.name, embedder=embedder)

@@ -14,6 +14,7 @@ from typing import Any
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.errors import UserError
 from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
@@ -138,7 +139,8 @@ def answering(
             ws = build_workspace(Path(tmp) / "data", kb_paths=(require(DEMO_CARDS),))
             try:
                 thresholds = thresholds_from(ws.settings)
-                assert thresholds is not None, "the workspace keeps abstention on"
+                if thresholds is None:
+                    raise UserError("CITEWALL_ABSTENTION=false: nothing to measure")
                 report = run(
                     load_followups("dev")[:limit],
                     retriever=ws.runtime.retriever,

@@ -10,7 +10,6 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from citewall.errors import UserError
 from citewall.evals.member_answers import MemberAnswer, ask_as_member
 from citewall.evals.quality.abstention import (
     abstention,
@@ -40,10 +39,9 @@ def tune_on_dev(ws: EvalWorkspace) -> dict[str, Any]:
 
 
 def _statuses(answers: Sequence[MemberAnswer]) -> list[str]:
-    failed = [a.question_id for a in answers if not a.ok]
-    if failed:
-        raise UserError(f"chat failed for {', '.join(failed)} while measuring abstention")
-    return [a.answer_status for a in answers]
+    """Each answer's status; a failed request counts as ``error`` (neither answered nor
+    not_found, so it lowers both rates; replay failures are reported by the harness)."""
+    return [a.answer_status if a.ok else "error" for a in answers]
 
 
 def measure_answering(

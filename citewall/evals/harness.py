@@ -213,11 +213,7 @@ def scored_answers(replay: ReplayResult) -> list[ScoredAnswer]:
         if a.answer_status == "not_found" or stored is None:
             out.append(ScoredAnswer(a.question_id, ""))
         else:
-            out.append(
-                ScoredAnswer(
-                    a.question_id, a.answer, stored["content"], stored.get("sources") or []
-                )
-            )
+            out.append(ScoredAnswer(a.question_id, a.answer, str(stored["content"])))
     return out
 
 

@@ -131,11 +131,12 @@ class ExtractiveGenerator:
         order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
         top = min(cards)
         first = next(i for i in order if cards[i] == top)
-        if float(relevance[order[0]]) >= ANCHOR_MARGIN * float(relevance[first]):
+        # Floors are fractions of the best: measured from a positive best (cosine can be < 0).
+        if float(relevance[order[0]]) >= ANCHOR_MARGIN * max(float(relevance[first]), 1e-6):
             first = order[0]  # another card's sentence answers clearly better
         anchor = cards[first]
         picked = [first]
-        best = float(relevance[first])
+        best = max(float(relevance[first]), 1e-6)
         while len(picked) < MAX_SENTENCES:
             chosen: int | None = None
             chosen_score = -np.inf

@@ -182,10 +182,15 @@ def parse_rewrite(text: str) -> str | None:
     >>> parse_rewrite("") is None
     True
     """
-    lines = [line.strip() for line in clean_text(text).splitlines() if line.strip()]
+    # A chatty preface ("Sure! Here is the question:") is not the question.
+    lines = [
+        line.strip()
+        for line in clean_text(text).splitlines()
+        if line.strip() and not line.strip().endswith(":")
+    ]
     if not lines:
         return None
-    first = lines[0]
+    first = next((line for line in lines if line.endswith("?")), lines[0])
     for prefix in ("self-contained question:", "question:", "rewritten question:"):
         if first.lower().startswith(prefix):
             first = first[len(prefix) :].strip()

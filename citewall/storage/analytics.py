@@ -38,7 +38,7 @@ EVENT_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _as_utc(value: datetime | None) -> datetime | None:
+def as_utc(value: datetime | None) -> datetime | None:
     """Time bounds are UTC; a bound given without a zone is read as UTC (as the CLI does)."""
     if value is None or (value.tzinfo is not None and value.utcoffset() is not None):
         return value
@@ -74,7 +74,7 @@ def retrieval_events(
     ``created_at`` is an ISO 8601 string in UTC). ``hybrid_path="none"`` selects events
     without a path. ``since`` is inclusive, ``until`` exclusive (UTC when naive)."""
     check_page(limit, offset)
-    since, until = _as_utc(since), _as_utc(until)
+    since, until = as_utc(since), as_utc(until)
     conditions = _time_window(RetrievalEvent.created_at, since, until)
     if card_id is not None:
         conditions.append(RetrievalEvent.card_id == card_id)
@@ -132,7 +132,7 @@ def entry_performance(
     if period not in PERIODS:
         raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
     check_page(limit, 0, max_limit=PERFORMANCE_MAX_LIMIT)
-    since, until = _as_utc(since), _as_utc(until)
+    since, until = as_utc(since), as_utc(until)
     dialect = session.get_bind().dialect.name
     grouped = period != "all"
 

@@ -20,6 +20,7 @@ from typing import Literal
 from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from citewall.storage.analytics import as_utc
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import Message
 from citewall.text.terms import content_terms
@@ -86,12 +87,21 @@ def group_questions(
 ) -> list[GapGroup]:
     """Group ``questions`` (newest first) by similar content terms; largest groups first."""
     groups: list[GapGroup] = []
+    by_term: dict[str, list[int]] = {}  # term -> groups whose first question has it
     for q in questions:
         terms = frozenset(content_terms(q.question))
-        group = next((g for g in groups if jaccard(g.terms, terms) >= SIMILARITY), None)
-        if group is None:
-            group = GapGroup(question=q.question, terms=terms)
-            groups.append(group)
+        # Only groups sharing a term can reach the similarity (or, for no terms, the empty
+        # group); the first in creation order wins, as a scan of every group would pick.
+        sharing = sorted({i for t in terms for i in by_term.get(t, ())})
+        if not terms:
+            sharing = [i for i, g in enumerate(groups) if not g.terms]
+        found = next((i for i in sharing if jaccard(groups[i].terms, terms) >= SIMILARITY), None)
+        if found is None:
+            groups.append(GapGroup(question=q.question, terms=terms))
+            found = len(groups) - 1
+            for t in terms:
+                by_term.setdefault(t, []).append(found)
+        group = groups[found]
         group.count += 1
         if q.answer_status == "not_found":
             group.not_found += 1
@@ -122,6 +132,7 @@ def gap_questions(
         answer.support.is_not(None),
         or_(answer.answer_status == "not_found", answer.support < low_support),
     ]
+    since, until = as_utc(since), as_utc(until)
     if since is not None:
         conditions.append(answer.created_at >= since)
     if until is not None:

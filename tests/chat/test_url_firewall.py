@@ -165,3 +165,48 @@ def test_generator_failure_propagates_as_generation_error(
         answer_question(
             "q?", retriever=FixedRetriever(make_context()), generator=gen, embedder=embedder
         )
+
+
+def stream_items(llm: ScriptedOpenAIServer, embedder: Any, reply: str) -> list[str | Answer]:
+    gen = OpenAICompatGenerator(base_url=llm.base_url, model="fake", timeout_s=5, retries=0)
+    llm.enqueue(reply)
+    return list(
+        stream_answer(
+            "How long do void refunds take?",
+            retriever=FixedRetriever(make_context()),
+            generator=gen,
+            embedder=embedder,
+        )
+    )
+
+
+def test_a_streamed_reply_that_never_cites_shows_none_of_its_words(
+    llm: ScriptedOpenAIServer, embedder: Any
+) -> None:
+    reply = "The moon is made of green cheese and the rockets fly there every night."
+    *deltas, final = stream_items(llm, embedder, reply)
+    assert isinstance(final, Answer)
+    assert (final.answer_status, final.content, final.sources) == ("not_found", NOTHING_FOUND, [])
+    assert deltas == []  # nothing of the unsupported reply was streamed
+
+
+def test_a_streamed_reply_rescued_by_attribution_comes_whole_in_the_final_answer(
+    llm: ScriptedOpenAIServer, embedder: Any
+) -> None:
+    reply = "Open a carrier dispute from the Disputes tab. Never credit the merchant manually."
+    *deltas, final = stream_items(llm, embedder, reply)
+    assert isinstance(final, Answer) and final.attributed
+    assert final.answer_status == "answered" and [s["card_id"] for s in final.sources] == [
+        "pb-void-overdue"
+    ]
+    assert deltas == []  # the final event carries it (the API sends it as the last token)
+
+
+def test_a_streamed_reply_shows_from_its_first_valid_citation(
+    llm: ScriptedOpenAIServer, embedder: Any
+) -> None:
+    reply = "Refunds take 5 to 10 business days [1]. Then open a dispute [2]."
+    *deltas, final = stream_items(llm, embedder, reply)
+    assert isinstance(final, Answer) and final.answer_status == "answered"
+    assert "".join(str(d) for d in deltas) == reply
+    assert "[1]" in str(deltas[0])  # held back until the first citation, then released at once

@@ -148,3 +148,8 @@ def test_complete_raises_generation_error_on_a_dead_server() -> None:
     model = OpenAICompatGenerator(base_url="http://127.0.0.1:9/v1", model="m", retries=0)
     with pytest.raises(GenerationError):
         model.complete([{"role": "user", "content": "x"}], max_tokens=8, timeout_s=0.5)
+
+
+def test_a_chatty_preface_is_not_taken_for_the_question() -> None:
+    reply = "Sure! Here is the rewritten question:\nHow long do refunds take for annual plans?"
+    assert parse_rewrite(reply) == "How long do refunds take for annual plans?"

@@ -5,13 +5,24 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import update
 from sqlalchemy.orm import Session
+from testenv import examples
 
 from citewall.storage.conversations import NewConversation
-from citewall.storage.gaps import GapQuestion, gap_questions, group_questions, period_start
+from citewall.storage.gaps import (
+    SIMILARITY,
+    GapQuestion,
+    gap_questions,
+    group_questions,
+    jaccard,
+    period_start,
+)
 from citewall.storage.models import Message, new_uuid
 from citewall.storage.users import create_user
+from citewall.text.terms import content_terms
 
 from .test_conversations import turn
 
@@ -87,3 +98,37 @@ def test_similar_questions_group_and_the_largest_group_comes_first() -> None:
 )
 def test_period_start(period: str, expected: str) -> None:
     assert period_start(datetime(2026, 11, 26, 23, 59, tzinfo=UTC), period) == expected  # type: ignore[arg-type]
+
+
+def test_a_time_bound_without_a_zone_is_read_as_utc(session: Session) -> None:
+    owner = create_user(session, "alice", "member")[0].id
+    ask(session, owner, "saturday phone hours?", "not_found", 0.31)
+    naive_past = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=1)
+    assert len(gap_questions(session, low_support=LOW, since=naive_past)) == 1
+    assert gap_questions(session, low_support=LOW, until=naive_past) == []
+
+
+@settings(max_examples=examples(200))
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["phone", "hours", "saturday", "lithium", "dhl", "fee"]), max_size=4
+        ),
+        max_size=25,
+    )
+)
+def test_grouping_matches_a_scan_of_every_group(word_lists: list[list[str]]) -> None:
+    """The term index finds the group a scan over every group, in creation order, would."""
+    texts = [" ".join(words) for words in word_lists]
+    questions = [q(t, 1 + i % 28) for i, t in enumerate(texts)]
+    scan: list[tuple[frozenset[str], list[str]]] = []
+    for text in texts:
+        terms = frozenset(content_terms(text))
+        home = next((g for g in scan if jaccard(g[0], terms) >= SIMILARITY), None)
+        if home is None:
+            scan.append((terms, [text]))
+        else:
+            home[1].append(text)
+    groups = group_questions(questions, low_support=LOW, period="day")
+    assert sorted(len(m) for _, m in scan) == sorted(g.count for g in groups)
+    assert {g.question for g in groups} == {m[0] for _, m in scan}

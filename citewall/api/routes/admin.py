@@ -194,6 +194,7 @@ def knowledge_gaps(
         since=since,
         until=until,
         questions=len(questions),
+        truncated=len(questions) >= gaps.MAX_QUESTIONS,
         groups=[
             KnowledgeGap(
                 question=g.question,

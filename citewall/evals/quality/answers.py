@@ -5,9 +5,12 @@
   (``support.SupportJudge``) reading the *answer* as the evidence and the nugget as the claim,
   with thresholds fitted on hand labels (``kb/eval/nugget_labels.jsonl``); its agreement with
   them is reported (fitted and leave-one-out).
-- **Off-topic sentence rate**: of an answer's judgeable sentences, the share whose
-  best-supporting card (among the cards the answer cites and the question's gold cards, by the
-  support judge's score) is not a gold card.
+- **Off-topic sentence rate**: of an answer's judgeable sentences, the share that no gold card
+  of the question supports (the calibrated support judge, against each gold card): the
+  sentence's best support is not a gold card. Judged against the gold cards, not the cited
+  ones, so an extractive sentence copied from a neighbouring card counts as off topic unless a
+  gold card states it too. Answers that abstained have no sentences here (nugget recall counts
+  them as stating nothing).
 
 Negative control: every answer scored against another question's nuggets and gold cards (the
 answers are then fluent, cited and off the question: recall must fall and the off-topic rate
@@ -115,29 +118,25 @@ class AnswerQuality:
 @dataclass(frozen=True, slots=True)
 class ScoredAnswer:
     """What answer quality reads of one answer: the member's prose, and the stored content
-    (markers kept) with its full sources when the stored turn was read."""
+    (markers kept) when the stored turn was read and it answered."""
 
     question_id: str
     prose: str
     content: str | None = None
-    sources: Sequence[Mapping[str, Any]] = ()
 
 
 def off_topic_sentences(
-    content: str, sources: Sequence[Mapping[str, Any]], gold: Sequence[str], judge: SupportJudge
+    content: str, gold: Sequence[str], judge: SupportJudge
 ) -> tuple[int, list[str]]:
-    """Judgeable sentences of ``content`` and those whose best-supporting card is not gold."""
-    pairs, _ = cited_sentences(content, sources)
-    cited = {c for _, cards in pairs for c in cards}
-    candidates = sorted(cited | set(gold))
-    judge.warm(candidates, [s for s, _ in pairs])
+    """Judgeable sentences of ``content`` and those no gold card supports."""
+    sentences = [s for s, _ in cited_sentences(content, ())[0]]
+    judge.warm(gold, sentences)
     total, off = 0, []
-    for sentence, _ in pairs:
+    for sentence in sentences:
         if not judgeable(sentence):
             continue
         total += 1
-        best = max(candidates, key=lambda c: (judge.score(sentence, [c]), c in gold))
-        if best not in gold:
+        if not any(judge.supports(sentence, [g]) for g in gold):
             off.append(sentence.strip())
     return total, off
 
@@ -157,9 +156,7 @@ def score_answers(
             quality.nuggets += 1
             quality.nuggets_stated += nugget_judge.stated(nugget, a.prose)
         if a.content is not None:
-            total, off = off_topic_sentences(
-                a.content, a.sources, gold.get(a.question_id, ()), support_judge
-            )
+            total, off = off_topic_sentences(a.content, gold.get(a.question_id, ()), support_judge)
             quality.sentences += total
             quality.off_topic += len(off)
             quality.examples_off_topic.extend(off)
@@ -171,6 +168,5 @@ def mismatched(answers: Sequence[ScoredAnswer]) -> list[ScoredAnswer]:
     shift = max(1, len(answers) // 2)
     ids = [a.question_id for a in answers]
     return [
-        ScoredAnswer(ids[(i + shift) % len(ids)], a.prose, a.content, a.sources)
-        for i, a in enumerate(answers)
+        ScoredAnswer(ids[(i + shift) % len(ids)], a.prose, a.content) for i, a in enumerate(answers)
     ]

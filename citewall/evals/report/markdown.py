@@ -257,9 +257,9 @@ def _answers(answers: dict[str, Any]) -> list[str]:
         "## Answer quality",
         "",
         "Nugget recall: the share of the questions' gold facts the member's answer states (an "
-        "abstained answer states none). Off-topic rate: the share of answer sentences whose "
-        "best-supporting card is not a gold card. Control: each answer scored against another "
-        "question (must score badly).",
+        "abstained answer states none). Off-topic rate: the share of answer sentences no gold "
+        "card supports. Control: each answer scored against another question (must score "
+        "badly).",
         "",
         f"Nugget judge vs {judge.get('labels', 0)} hand labels: leave-one-out accuracy "
         f"{loo.get('accuracy', 0):.3f}, kappa {loo.get('kappa', 0):.3f} "
