@@ -17,9 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from playwright.sync_api import Browser, BrowserContext
 
 from citewall.evals.bench.server import free_port, wait_ready
+
+from .ui import install_recorders
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = REPO_ROOT / "citewall" / "web_dist"
@@ -211,3 +215,25 @@ def demo_server(
         yield server
     finally:
         stop_server(server)
+
+
+def api(server: CitewallServer, user: str, method: str, path: str, **kw: Any) -> Any:
+    """One API call as ``user`` on ``server``; the JSON body of a 200 (anything else fails)."""
+    r = httpx.request(
+        method,
+        server.base_url + path,
+        headers={"Authorization": f"Bearer {server.tokens[user]}"},
+        timeout=120,
+        **kw,
+    )
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A desktop-sized browser context that records console errors and requests."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    install_recorders(ctx)
+    yield ctx
+    ctx.close()

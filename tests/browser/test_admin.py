@@ -9,24 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import CitewallServer
+from .conftest import CitewallServer, api
 from .ui import BrowserTraps, sign_in
-
-
-def api(server: CitewallServer, user: str, method: str, path: str, **kw: Any) -> Any:
-    r = httpx.request(
-        method,
-        server.base_url + path,
-        headers={"Authorization": f"Bearer {server.tokens[user]}"},
-        timeout=60,
-        **kw,
-    )
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 
@@ -22,7 +22,6 @@ from .ui import (
     BrowserTraps,
     anchors,
     ask,
-    install_recorders,
     is_http,
     normalised,
     sign_in,
@@ -71,14 +70,6 @@ def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Citewal
             yield server
         finally:
             stop_server(server)
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    install_recorders(ctx)
-    yield ctx
-    ctx.close()
 
 
 def assert_nothing_ran(page: Page, traps: BrowserTraps) -> None:

@@ -5,26 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .conftest import CitewallServer
-from .ui import BrowserTraps, anchors, ask, install_recorders, normalised, sign_in, sse_events
+from .ui import BrowserTraps, anchors, ask, normalised, sign_in, sse_events
 
 QUESTION = "How do I create my first shipping label?"
 FOLLOW_UP = "Can I void a label I did not use?"
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    install_recorders(ctx)
-    yield ctx
-    ctx.close()
 
 
 def chip_titles(page: Page) -> list[str]:

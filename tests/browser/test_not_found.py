@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
-from .conftest import CitewallServer
-from .ui import BrowserTraps, ask, install_recorders, sign_in, sse_events
+from .conftest import CitewallServer, api
+from .ui import BrowserTraps, ask, sign_in, sse_events
 
 NOT_FOUND_LABEL = "Not answered from the knowledge base"
 SMALL_TALK = "hi"
@@ -25,18 +24,6 @@ UNCOVERED = (
     "who won the football world cup in 1998",
     "what will the weather be in tokyo tomorrow",
 )
-
-
-def api(server: CitewallServer, user: str, method: str, path: str, **kw: Any) -> Any:
-    r = httpx.request(
-        method,
-        server.base_url + path,
-        headers={"Authorization": f"Bearer {server.tokens[user]}"},
-        timeout=120,
-        **kw,
-    )
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +43,6 @@ def uncovered(demo_server: CitewallServer) -> str:
             return question
         seen.append((question, reply["answer_status"], reply["answer"][:80]))
     pytest.fail(f"the demo KB answered every uncovered question: {seen}")
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    install_recorders(ctx)
-    yield ctx
-    ctx.close()
 
 
 def kb_snippets(server: CitewallServer) -> list[str]:
