@@ -88,6 +88,24 @@ def clean_question(question: str) -> str:
     return cleaned
 
 
+def without_small_talk(history: Sequence[Turn]) -> list[Turn]:
+    """The conversation without its small talk ("hi", "thanks") and the replies to it: a
+    follow-up leans on the last question, not on the "thanks" in between.
+
+    >>> [t.content for t in without_small_talk([Turn("user", "Refunds?"), Turn("user", "thanks"),
+    ...     Turn("assistant", "You're welcome!")])]
+    ['Refunds?']
+    """
+    kept: list[Turn] = []
+    skipping = False
+    for turn in history:
+        if turn.role == "user":
+            skipping = smalltalk_reply(turn.content) is not None
+        if not skipping:
+            kept.append(turn)
+    return kept
+
+
 def answer_question(
     question: str,
     *,
@@ -140,7 +158,7 @@ def stream_answer(
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
         yield _not_found(reply, RetrievedContext(), generator.name, timings)
         return
-    condensed = policy.condenser.condense(question, history)
+    condensed = policy.condenser.condense(question, without_small_talk(history))
     timings["condense"] = (time.perf_counter() - t_start) * 1000.0
     t_retrieve = time.perf_counter()
     context = retriever.retrieve(condensed.query)

@@ -11,7 +11,8 @@ A message is a follow-up when the conversation has a previous question and the m
 - opens with a continuation cue ("and ...", "what about ...", "same for ...", "ok so ..."),
 - or holds a word that leans on what came before anywhere ("also", "too", "instead",
   "now what"),
-- or has at most ``MAX_TERMS_SHORT`` content terms ("how long?"),
+- or has at most ``MAX_TERMS_SHORT`` content terms in at most ``MAX_WORDS_SHORT`` words
+  ("how long?", "laptops?"),
 - or points back (it, that, this, those, them, one, same, such, a non-existential "there") and
   has at most ``MAX_TERMS_ANAPHORA`` content terms.
 The cue and pronoun lists and both limits were chosen on the follow-up dev split
@@ -31,6 +32,9 @@ from citewall.text.cleaning import clean_text
 from citewall.text.terms import content_terms, words
 
 MAX_TERMS_SHORT = 2
+#: ... in a message this short: "What is the capital of Mongolia?" is short of terms but a
+#: whole question.
+MAX_WORDS_SHORT = 4
 MAX_TERMS_ANAPHORA = 9
 #: Previous questions a chain of follow-ups may reach back through.
 MAX_DEPTH = 3
@@ -99,7 +103,7 @@ def is_followup(question: str) -> bool:
     if _ANYWHERE & set(found) or _ANYWHERE_PAIRS & set(itertools.pairwise(found)):
         return True
     n_terms = len(content_terms(question))
-    if n_terms <= MAX_TERMS_SHORT:
+    if n_terms <= MAX_TERMS_SHORT and len(found) <= MAX_WORDS_SHORT:
         return True
     pointing = _ANAPHORA & set(found) or any(
         w == "there" and (i == 0 or found[i - 1] not in _EXISTENTIAL) for i, w in enumerate(found)

@@ -111,3 +111,13 @@ def test_knowledge_gaps_lists_unanswered_questions_for_admins_only(env_both: Api
         "/api/v1/admin/analytics/knowledge-gaps", headers=env_both.auth("member")
     )
     assert member.status_code == 403
+
+
+def test_small_talk_between_questions_is_not_part_of_the_follow_up(env_both: ApiEnv) -> None:
+    first = env_both.chat("member", "How do I void an unused label?").json()
+    cid = first["conversation_id"]
+    env_both.chat("member", "thanks", cid)
+    follow = env_both.chat("member", "and for swiftfreight?", cid).json()
+    events = admin_view(env_both, cid)["retrieval_events"]
+    queries = {e["message_id"]: e["query"] for e in events}
+    assert queries[follow["message_id"]] == "How do I void an unused label? and for swiftfreight?"

@@ -153,3 +153,8 @@ def test_complete_raises_generation_error_on_a_dead_server() -> None:
 def test_a_chatty_preface_is_not_taken_for_the_question() -> None:
     reply = "Sure! Here is the rewritten question:\nHow long do refunds take for annual plans?"
     assert parse_rewrite(reply) == "How long do refunds take for annual plans?"
+
+
+@pytest.mark.parametrize("message", ["What is the capital of Mongolia?", "How do I print labels?"])
+def test_a_short_whole_question_is_not_a_follow_up(message: str) -> None:
+    assert not is_followup(message)

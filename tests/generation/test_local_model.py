@@ -99,9 +99,17 @@ def test_real_model_streams(model_server: str, embedder: Any, retriever: HybridR
     )
     *deltas, final = items
     assert isinstance(final, Answer)
-    assert len(deltas) > 1 and "".join(deltas).strip()  # type: ignore[arg-type]
     assert final.content.strip() and final.hybrid_path == "rrf_only"
     assert [c.card_id for c in final.citations] in ([], [CARD_ID])
+    # Nothing streams until the reply cites the card; from then on the deltas are the reply.
+    # A reply that never writes a valid marker streams nothing: its final answer (attributed,
+    # or the not_found sentence) arrives whole.
+    streamed = "".join(str(d) for d in deltas)
+    if streamed:
+        assert streamed == final.content and not final.attributed
+        assert final.answer_status == "answered"
+    else:
+        assert final.attributed or final.answer_status == "not_found"
 
 
 def test_real_model_rewrites_a_follow_up_or_the_rule_takes_over(model_server: str) -> None:
