@@ -67,8 +67,6 @@ class Answer:
     answer_status: AnswerStatus = "answered"
     #: The text retrieval ran with (None when nothing was retrieved, e.g. for small talk).
     retrieval_query: str | None = None
-    #: How the retrieval query was made (``followup.Condensed.method``).
-    condense_method: str | None = None
     signals: Signals | None = None
 
     @property
@@ -208,7 +206,6 @@ def stream_answer(
         answer = _not_found(NOTHING_FOUND, context, generator.name, {}, condensed, signals)
         answer.dropped_markers = dropped
     answer.retrieval_query = condensed.query
-    answer.condense_method = condensed.method
     answer.signals = signals
     answer.timings_ms = {**timings, **answer.timings_ms}
     answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
@@ -240,7 +237,6 @@ def _not_found(
         ],
         answer_status="not_found",
         retrieval_query=condensed.query if condensed is not None else None,
-        condense_method=condensed.method if condensed is not None else None,
         signals=signals,
     )
 
