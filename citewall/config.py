@@ -99,6 +99,30 @@ class Settings(BaseSettings):
     )
     chunk_max_words: int = Field(default=180, ge=20, le=2000)
 
+    # -- corpus protection (docs/distillation.md) ---------------------------------------------
+    exposure_budget_cards: int = Field(
+        default=25,
+        ge=0,
+        description="Distinct internal cards whose knowledge may reach one member in a rolling "
+        "window; past it, that member's answers use external cards only. 0 disables.",
+    )
+    exposure_window_hours: float = Field(
+        default=168.0, gt=0, le=24 * 366, description="The rolling window of the budget."
+    )
+    max_internal_sentences: int = Field(
+        default=2,
+        ge=0,
+        description="Sentences of one answer that may repeat internal text verbatim; the rest "
+        "are dropped. 0 disables the cap.",
+    )
+    verbatim_span_words: int = Field(
+        default=10,
+        ge=4,
+        le=200,
+        description="Consecutive words shared with an internal card that make an answer "
+        "sentence a verbatim copy.",
+    )
+
     # -- generation ----------------------------------------------------------------------------
     generator: GeneratorName = "extractive"
     openai_base_url: str | None = None

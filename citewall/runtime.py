@@ -6,7 +6,9 @@ request handlers borrow them from the ``Runtime`` and never build their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -21,6 +23,7 @@ from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.storage import db, schema
+from citewall.storage.types import utcnow
 
 
 @dataclass(slots=True)
@@ -36,6 +39,9 @@ class Runtime:
     condenser: Condenser
     #: Answerability thresholds; None when abstention is off.
     thresholds: Thresholds | None
+    #: The current time (UTC): stamps stored turns, drives the exposure budget's window and the
+    #: rate limit. Injectable, so an evaluation can simulate days in seconds.
+    clock: Callable[[], datetime] = field(default=utcnow)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, embedder: Embedder | None = None) -> Runtime:

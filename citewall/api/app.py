@@ -43,7 +43,9 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.runtime = runtime
     app.state.metrics = ApiMetrics()
-    app.state.limiter = SlidingWindowLimiter(runtime.settings.rate_limit_per_minute)
+    app.state.limiter = SlidingWindowLimiter(
+        runtime.settings.rate_limit_per_minute, clock=lambda: runtime.clock().timestamp()
+    )
     install_error_handlers(app)
     for module in (chat, conversations, search, me, admin, health):
         app.include_router(module.router)

@@ -42,6 +42,17 @@ class ApiMetrics:
             "[n] markers the generator wrote that pointed outside the context (dropped)",
             registry=self.registry,
         )
+        self.restricted = Counter(
+            "citewall_answers_restricted_total",
+            "Turns answered from external cards only: the member's exposure budget was spent",
+            registry=self.registry,
+        )
+        self.exposure_alerts = Counter(
+            "citewall_exposure_alerts_total",
+            "Members who spent their exposure budget (counted at the first restricted turn "
+            "of a window)",
+            registry=self.registry,
+        )
         self.chat_errors = Counter(
             "citewall_chat_errors_total",
             "Chat turns that failed, by error class",
@@ -56,6 +67,13 @@ class ApiMetrics:
             self.dropped_markers.inc(dropped)
         if over_budget:
             self.rerank_over_budget.inc()
+
+    def record_restriction(self, restricted: bool, alert: bool) -> None:
+        """Count a turn limited by the exposure budget, and the alert of its first one."""
+        if restricted:
+            self.restricted.inc()
+        if alert:
+            self.exposure_alerts.inc()
 
     def record_error(self, exc: BaseException) -> None:
         self.chat_errors.labels(kind=type(exc).__name__).inc()

@@ -15,11 +15,19 @@ Nothing here knows about HTTP or the database.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewall.chat.exposure import (
+    CapCounter,
+    SentenceGate,
+    VerbatimCap,
+    apply_cap,
+    measure_exposure,
+)
 from citewall.chat.smalltalk import smalltalk_reply
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
@@ -31,7 +39,8 @@ from citewall.generation.protocols import Generator, Turn
 from citewall.retrieval.answerability import Signals, Thresholds, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedContext
-from citewall.storage.models import AnswerStatus
+from citewall.storage.exposure import ExposureRecord
+from citewall.storage.models import AnswerStatus, Restriction
 from citewall.text.cleaning import clean_text
 
 #: The honest answer when the knowledge base does not answer the question (no citations).
@@ -47,6 +56,12 @@ class AnswerPolicy:
 
     condenser: Condenser = field(default_factory=RuleCondenser)
     thresholds: Thresholds | None = None
+    #: The verbatim cap on internal text (None: no cap).
+    cap: VerbatimCap | None = None
+    #: Consecutive words shared with an internal card that count as copying it (exposure).
+    span_words: int = 10
+    #: Why this turn may use external cards only (the member's exposure budget), or None.
+    restricted: Restriction | None = None
 
 
 @dataclass(slots=True)
@@ -68,6 +83,9 @@ class Answer:
     #: The text retrieval ran with (None when nothing was retrieved, e.g. for small talk).
     retrieval_query: str | None = None
     signals: Signals | None = None
+    #: The internal cards this answer cited or copied from (``chat.exposure``).
+    exposures: list[ExposureRecord] = field(default_factory=list)
+    restricted: Restriction | None = None
 
     @property
     def support(self) -> float | None:
@@ -154,12 +172,16 @@ def stream_answer(
     if (reply := smalltalk_reply(question)) is not None:
         yield reply
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
-        yield _not_found(reply, RetrievedContext(), generator.name, timings)
+        answer = _not_found(reply, RetrievedContext(), generator.name, timings)
+        answer.restricted = policy.restricted
+        yield answer
         return
     condensed = policy.condenser.condense(question, without_small_talk(history))
     timings["condense"] = (time.perf_counter() - t_start) * 1000.0
     t_retrieve = time.perf_counter()
     context = retriever.retrieve(condensed.query)
+    if policy.restricted is not None:
+        context = external_context(context)
     timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
     timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
     t_judge = time.perf_counter()
@@ -171,9 +193,16 @@ def stream_answer(
     if not answerable:
         yield NOTHING_FOUND
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
-        yield _not_found(NOTHING_FOUND, context, generator.name, timings, condensed, signals)
+        answer = _not_found(NOTHING_FOUND, context, generator.name, timings, condensed, signals)
+        answer.restricted = policy.restricted
+        yield answer
         return
     t_gen = time.perf_counter()
+    counter = (
+        CapCounter(policy.cap, context.chunks)
+        if policy.cap is not None and any(not c.is_external for c in context.chunks)
+        else None
+    )
     # Model output is untrusted text: cleaned before anyone sees or stores it (a model can
     # send a lone surrogate as a JSON escape, or repeat a hostile card's bidi override).
     # The rule's query ("Q1 ... and for annual plans?") is what the extractive generator scores
@@ -182,9 +211,9 @@ def stream_answer(
     if streaming:
         parts: list[str] = []
         held: list[str] | None = []
-        for raw in generator.stream(asked, context.chunks, history):
-            if not (delta := clean_text(raw)):
-                continue
+        gate = SentenceGate(counter.keep) if counter is not None else None
+        raws = generator.stream(asked, context.chunks, history)
+        for delta in _gated((clean_text(raw) for raw in raws), gate):
             parts.append(delta)
             if held is None:
                 yield delta
@@ -198,6 +227,8 @@ def stream_answer(
         text = "".join(parts)
     else:
         text = clean_text(generator.generate(asked, context.chunks, history).text)
+        if counter is not None:
+            text = apply_cap(text, counter.keep)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
     answer = finish_answer(text, context, generator=generator.name, embedder=embedder)
@@ -205,11 +236,39 @@ def stream_answer(
         dropped = answer.dropped_markers
         answer = _not_found(NOTHING_FOUND, context, generator.name, {}, condensed, signals)
         answer.dropped_markers = dropped
+    else:
+        cited = {c.card_id for c in answer.citations}
+        answer.exposures = measure_exposure(
+            answer.content, context.chunks, cited, policy.span_words
+        )
+    answer.restricted = policy.restricted
     answer.retrieval_query = condensed.query
     answer.signals = signals
     answer.timings_ms = {**timings, **answer.timings_ms}
     answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
     yield answer
+
+
+def external_context(context: RetrievedContext) -> RetrievedContext:
+    """``context`` with its external cards only (a member whose exposure budget is spent).
+
+    The answerability signal is re-read from the cards kept: an internal card's similarity
+    must not make the external remainder look like an answer.
+    """
+    return dataclasses.replace(
+        context, chunks=[c for c in context.chunks if c.is_external], top_dense=None
+    )
+
+
+def _gated(deltas: Iterator[str], gate: SentenceGate | None) -> Iterator[str]:
+    """The non-empty deltas, through the verbatim cap's sentence gate when there is one."""
+    for delta in deltas:
+        if gate is not None:
+            delta = gate.feed(delta)
+        if delta:
+            yield delta
+    if gate is not None and (rest := gate.finish()):
+        yield rest
 
 
 def _not_found(

@@ -8,13 +8,16 @@ it (a new conversation included) and raises ``StorageError``.
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from citewall.chat.exposure import Budget, VerbatimCap
 from citewall.chat.pipeline import (
     Answer,
     AnswerPolicy,
@@ -25,9 +28,11 @@ from citewall.chat.pipeline import (
 from citewall.errors import CitewallError, ConversationFullError, GenerationError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
-from citewall.storage import conversations
+from citewall.storage import conversations, exposure
 from citewall.storage.conversations import NewConversation
-from citewall.storage.models import Message, new_uuid
+from citewall.storage.models import Message, Restriction, new_uuid
+
+log = logging.getLogger("citewall.exposure")
 
 #: Conversation titles are the first words of the first question.
 TITLE_CHARS = 80
@@ -35,12 +40,16 @@ TITLE_CHARS = 80
 
 @dataclass(frozen=True, slots=True)
 class TurnPlan:
-    """What a turn needs before the pipeline runs: where to save and the prior turns."""
+    """What a turn needs before the pipeline runs: where to save and the prior turns, and
+    whether the member's exposure budget limits it to external cards (``alert``: this is the
+    first such turn of the window, the one admins are told about)."""
 
     conversation_id: str
     is_new: bool
     title: str
     history: tuple[Turn, ...]
+    restricted: Restriction | None = None
+    alert: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,8 @@ class TurnResult:
     message_id: str
     created_at: datetime
     answer: Answer
+    #: The member's exposure budget was spent with this turn's window (see ``TurnPlan``).
+    alert: bool = False
 
 
 def title_from(question: str) -> str:
@@ -70,9 +81,52 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
     )
 
 
-def answer_policy(runtime: Runtime) -> AnswerPolicy:
-    """The runtime's condensation and answerability thresholds, as the pipeline takes them."""
-    return AnswerPolicy(condenser=runtime.condenser, thresholds=runtime.thresholds)
+def budget_of(runtime: Runtime) -> Budget | None:
+    """The exposure budget the settings ask for (None: off)."""
+    s = runtime.settings
+    if s.exposure_budget_cards <= 0:
+        return None
+    return Budget(cards=s.exposure_budget_cards, window=timedelta(hours=s.exposure_window_hours))
+
+
+def answer_policy(runtime: Runtime, restricted: Restriction | None = None) -> AnswerPolicy:
+    """The runtime's condensation, answerability and corpus protection, as the pipeline takes
+    them; ``restricted`` limits the turn to external cards."""
+    s = runtime.settings
+    cap = (
+        VerbatimCap(max_sentences=s.max_internal_sentences, span_words=s.verbatim_span_words)
+        if s.max_internal_sentences > 0
+        else None
+    )
+    return AnswerPolicy(
+        condenser=runtime.condenser,
+        thresholds=runtime.thresholds,
+        cap=cap,
+        span_words=s.verbatim_span_words,
+        restricted=restricted,
+    )
+
+
+def budget_state(
+    session: Session, *, user_id: int, budget: Budget | None, now: datetime
+) -> tuple[Restriction | None, bool]:
+    """Is ``user_id``'s exposure budget spent (the turn is restricted), and is this the first
+    restricted turn of the window (the alert)?"""
+    if budget is None:
+        return None, False
+    since = budget.since(now)
+    if not budget.spent(exposure.exposed_cards(session, user_id, since)):
+        return None, False
+    alert = not exposure.restricted_since(session, user_id, since)
+    if alert:
+        log.warning(
+            "exposure budget spent: user %s reached %d distinct internal cards within %s; "
+            "answers use external cards only until the window moves on",
+            user_id,
+            budget.cards,
+            budget.window,
+        )
+    return "exposure_budget", alert
 
 
 def check_conversation_room(message_count: int, max_messages: int) -> None:
@@ -108,6 +162,24 @@ def plan_turn(
     return TurnPlan(str(conversation.id), False, conversation.title, history_turns(messages))
 
 
+def prepare_turn(
+    runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
+) -> TurnPlan:
+    """``plan_turn`` in its own session, with the member's exposure budget applied."""
+    with runtime.session_factory() as session:
+        plan = plan_turn(
+            session,
+            user_id=user_id,
+            question=question,
+            conversation_id=conversation_id,
+            max_conversation_messages=runtime.settings.max_conversation_messages,
+        )
+        restricted, alert = budget_state(
+            session, user_id=user_id, budget=budget_of(runtime), now=runtime.clock()
+        )
+    return dataclasses.replace(plan, restricted=restricted, alert=alert)
+
+
 def persist_turn(
     session_factory: sessionmaker[Session],
     *,
@@ -115,6 +187,7 @@ def persist_turn(
     plan: TurnPlan,
     question: str,
     answer: Answer,
+    now: datetime | None = None,
 ) -> TurnResult:
     """Save the question, the answer (FULL sources, markers kept) and the retrieval events.
 
@@ -137,6 +210,9 @@ def persist_turn(
                 answer_status=answer.answer_status,
                 support=answer.support,
                 retrieval_query=answer.retrieval_query,
+                exposures=answer.exposures,
+                restricted=answer.restricted,
+                now=now,
             )
         except SQLAlchemyError as exc:
             session.rollback()
@@ -144,7 +220,9 @@ def persist_turn(
         except CitewallError:
             session.rollback()
             raise
-        return TurnResult(plan.conversation_id, str(assistant.id), assistant.created_at, answer)
+        return TurnResult(
+            plan.conversation_id, str(assistant.id), assistant.created_at, answer, plan.alert
+        )
 
 
 def run_turn(
@@ -152,24 +230,24 @@ def run_turn(
 ) -> TurnResult:
     """Plan, answer and persist one turn (the non-streaming path)."""
     question = clean_question(question)
-    with runtime.session_factory() as session:
-        plan = plan_turn(
-            session,
-            user_id=user_id,
-            question=question,
-            conversation_id=conversation_id,
-            max_conversation_messages=runtime.settings.max_conversation_messages,
-        )
+    plan = prepare_turn(
+        runtime, user_id=user_id, question=question, conversation_id=conversation_id
+    )
     answer = answer_question(
         question,
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
         history=plan.history,
-        policy=answer_policy(runtime),
+        policy=answer_policy(runtime, plan.restricted),
     )
     return persist_turn(
-        runtime.session_factory, user_id=user_id, plan=plan, question=question, answer=answer
+        runtime.session_factory,
+        user_id=user_id,
+        plan=plan,
+        question=question,
+        answer=answer,
+        now=runtime.clock(),
     )
 
 
@@ -189,7 +267,7 @@ def stream_turn(
         generator=runtime.generator,
         embedder=runtime.embedder,
         history=plan.history,
-        policy=answer_policy(runtime),
+        policy=answer_policy(runtime, plan.restricted),
     ):
         if isinstance(item, str):
             yield item
@@ -198,5 +276,10 @@ def stream_turn(
     if answer is None:
         raise GenerationError("the answer stream ended without a final answer; nothing was stored")
     yield persist_turn(
-        runtime.session_factory, user_id=user_id, plan=plan, question=question, answer=answer
+        runtime.session_factory,
+        user_id=user_id,
+        plan=plan,
+        question=question,
+        answer=answer,
+        now=runtime.clock(),
     )

@@ -79,12 +79,14 @@ class EvalWorkspace:
 
 def workspace_settings(data_dir: Path, **overrides: object) -> Settings:
     """Settings for an evaluation run: SQLite in ``data_dir``, embedded Chroma, no rate limit
-    (the harness sends hundreds of requests with one token), extractive generator."""
+    and no exposure budget (the harness sends hundreds of requests with one token; the budget
+    is measured on its own by ``citewall eval extraction``), extractive generator."""
     base: dict[str, object] = {
         "data_dir": data_dir,
         "database_url": None,
         "chroma_url": None,
         "rate_limit_per_minute": 0,
+        "exposure_budget_cards": 0,
         "generator": "extractive",
     }
     base.update(overrides)

@@ -21,12 +21,15 @@ from sqlalchemy.orm import Session
 from citewall.errors import NotFoundError
 from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord, finite
 from citewall.storage.db import begin_write
+from citewall.storage.exposure import ExposureRecord, exposure_rows
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import (
     ANSWER_STATUSES,
+    RESTRICTIONS,
     AnswerStatus,
     Conversation,
     Message,
+    Restriction,
     RetrievalEvent,
     new_uuid,
 )
@@ -203,6 +206,9 @@ def save_turn(
     answer_status: AnswerStatus = "answered",
     support: float | None = None,
     retrieval_query: str | None = None,
+    exposures: Sequence[ExposureRecord] = (),
+    restricted: Restriction | None = None,
+    now: datetime | None = None,
 ) -> tuple[Message, Message]:
     """Write the user message, the assistant message and its retrieval events in ONE
     transaction; return ``(user_message, assistant_message)``.
@@ -214,14 +220,19 @@ def save_turn(
     ``sources`` is stored exactly as given (the full list, internal cards included), but for
     characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
     objects. ``answer_status`` and ``support`` go on the assistant message, ``retrieval_query``
-    (the text retrieval ran with) on each retrieval event. Any failure rolls everything back
-    and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
+    (the text retrieval ran with) on each retrieval event. ``exposures`` (internal cards the
+    answer cited or copied from) are stored for the conversation's owner, ``restricted`` on the
+    assistant message; ``now`` (default: the current time) stamps every row. Any failure rolls
+    everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
     """
     with storage_errors(session, "saving the turn", catch_all=True):
         _check_turn(sources, hybrid_path, timings)
         if answer_status not in ANSWER_STATUSES:
             raise ValueError(f"unknown answer_status {answer_status!r}")
+        if restricted is not None and restricted not in RESTRICTIONS:
+            raise ValueError(f"unknown restriction {restricted!r}")
         support = finite(support)
+        now = now if now is not None else utcnow()
         begin_write(session)
         if new_conversation is not None:
             session.add(
@@ -229,6 +240,8 @@ def save_turn(
                     id=conversation_id,
                     user_id=new_conversation.user_id,
                     title=_title(new_conversation.title),
+                    created_at=now,
+                    updated_at=now,
                 )
             )
             session.flush()
@@ -242,7 +255,6 @@ def save_turn(
             select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)
         )
         seq = int(last_seq or 0) + 1
-        now = utcnow()
         user_message = Message(
             id=new_uuid(),
             conversation_id=conversation_id,
@@ -266,6 +278,7 @@ def save_turn(
             dropped_markers=dropped_markers,
             answer_status=answer_status,
             support=support,
+            restricted=restricted,
             created_at=now,
         )
         session.add_all([user_message, assistant])
@@ -279,6 +292,15 @@ def save_turn(
                 now=now,
             )
             for e in events
+        )
+        session.add_all(
+            exposure_rows(
+                exposures,
+                user_id=conversation.user_id,
+                message_id=assistant.id,
+                conversation_id=conversation_id,
+                now=now,
+            )
         )
         conversation.updated_at = now
         session.commit()

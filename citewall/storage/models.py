@@ -37,6 +37,10 @@ ROLES: tuple[Role, ...] = ("member", "admin")
 AnswerStatus = Literal["answered", "not_found"]
 ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found")
 
+#: Why an answer was limited to external knowledge: the member's exposure budget was spent.
+Restriction = Literal["exposure_budget"]
+RESTRICTIONS: tuple[Restriction, ...] = ("exposure_budget",)
+
 # Deterministic constraint names, so migrations can name what they drop on both databases.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -146,10 +150,45 @@ class Message(Base):
     answer_status: Mapped[AnswerStatus | None] = mapped_column(String(16), default=None)
     #: The answerability signal the status was decided on (``chat.answerability``).
     support: Mapped[float | None] = mapped_column(Double, default=None)
+    #: Why this answer was limited to external knowledge (``Restriction``), None when it was
+    #: not. Admin data: no member schema carries it.
+    restricted: Mapped[Restriction | None] = mapped_column(String(32), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     def __repr__(self) -> str:
         return f"Message(id={self.id!r}, seq={self.seq!r}, role={self.role!r})"
+
+
+class Exposure(Base):
+    """How much of one internal card reached one member in one answer (docs/distillation.md).
+
+    One row per internal card of the answer's context that the answer cited or copied from:
+    ``sentences`` are the keys of the card's sentences the answer's prose repeats whole
+    (``citations.verbatim.sentence_key``), ``card_sentences`` how many the card's text in the
+    context had, ``longest_span`` the longest run of words the prose shares with it. Written
+    with the turn; read by the exposure budget and the admin exposure report.
+    """
+
+    __tablename__ = "exposures"
+    __table_args__ = (Index("ix_exposures_user_id_created_at", "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    message_id: Mapped[str] = mapped_column(
+        ForeignKey("messages.id", ondelete="CASCADE"), index=True
+    )
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    card_id: Mapped[str] = mapped_column(String(200))
+    cited: Mapped[bool] = mapped_column(Boolean, default=False)
+    sentences: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    card_sentences: Mapped[int] = mapped_column(Integer, default=0)
+    longest_span: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    def __repr__(self) -> str:
+        return f"Exposure(user_id={self.user_id!r}, card_id={self.card_id!r})"
 
 
 class RetrievalEvent(Base):

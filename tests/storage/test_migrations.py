@@ -18,7 +18,15 @@ from citewall.storage.schema import (
     open_database,
 )
 
-TABLES = {"users", "api_tokens", "conversations", "messages", "retrieval_events", "cards"}
+TABLES = {
+    "users",
+    "api_tokens",
+    "conversations",
+    "messages",
+    "retrieval_events",
+    "cards",
+    "exposures",
+}
 
 
 def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: str) -> None:
@@ -28,10 +36,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0002"
+        assert current_revision(engine) == head_revision() == "0003"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0002"
+        assert current_revision(engine) == "0003"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -44,7 +52,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0002"
+        assert current_revision(engine) == "0003"
     finally:
         engine.dispose()
 

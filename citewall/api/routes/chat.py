@@ -23,8 +23,7 @@ from citewall.api.schemas import ChatRequest, ChatResponsePublic
 from citewall.api.sse import sse_event
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
-from citewall.chat.pipeline import Answer
-from citewall.chat.turn import TurnResult, plan_turn, run_turn, stream_turn
+from citewall.chat.turn import TurnResult, prepare_turn, run_turn, stream_turn
 from citewall.errors import CitewallError
 
 log = logging.getLogger("citewall.api")
@@ -50,10 +49,12 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
     )
 
 
-def _record(metrics: ApiMetrics, answer: Answer) -> None:
+def _record(metrics: ApiMetrics, result: TurnResult) -> None:
+    answer = result.answer
     metrics.record_answer(
         answer.hybrid_path, answer.dropped_markers, answer.context.rerank_over_budget
     )
+    metrics.record_restriction(answer.restricted is not None, result.alert)
 
 
 @router.post("/chat", response_model=ChatResponsePublic, summary="Ask a question")
@@ -68,7 +69,7 @@ def chat(body: ChatRequest, user: CurrentUser, runtime: RuntimeDep, request: Req
     except CitewallError as exc:
         metrics.record_error(exc)
         raise
-    _record(metrics, result.answer)
+    _record(metrics, result)
     return public_reply(result)
 
 
@@ -87,14 +88,9 @@ def chat_stream(
     ``POST /api/v1/chat``. On ``error`` nothing of the turn was stored.
     """
     check_message_length(body.message, runtime.settings.max_message_chars)
-    with runtime.session_factory() as session:
-        plan = plan_turn(
-            session,
-            user_id=user.id,
-            question=body.message,
-            conversation_id=body.conversation_id,
-            max_conversation_messages=runtime.settings.max_conversation_messages,
-        )
+    plan = prepare_turn(
+        runtime, user_id=user.id, question=body.message, conversation_id=body.conversation_id
+    )
     metrics: ApiMetrics = request.app.state.metrics
 
     def events() -> Iterator[str]:
@@ -111,7 +107,7 @@ def chat_stream(
             reply = public_reply(result)
             if tail := prose.finish(reply.answer):
                 yield sse_event("token", {"delta": tail})
-            _record(metrics, result.answer)
+            _record(metrics, result)
             yield sse_event("final", reply.model_dump(mode="json"))
         except CitewallError as exc:
             metrics.record_error(exc)
