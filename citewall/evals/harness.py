@@ -53,6 +53,12 @@ from citewall.evals.quality.dangling_check import (
     score_detector,
     unmeasured,
 )
+from citewall.evals.quality.protection import (
+    UNPROTECTED,
+    answered_rate,
+    protection_cost,
+    unprotected_app,
+)
 from citewall.evals.quality.replay import ReplayResult, replay_questions
 from citewall.evals.quality.support import SupportJudge
 from citewall.evals.questions import Question, labelled_split, stratified
@@ -180,6 +186,12 @@ def _replay(
     result.citations = replay.citation_totals().as_dict()
     result.replay_failures = replay.failures
     result.citations_by_generator = {"extractive": result.citations}
+    say(f"replaying {len(replay_set)} questions with the corpus protection off (its cost)")
+    with TestClient(unprotected_app(ws), raise_server_exceptions=False) as client:
+        off = replay_questions(client, replay_set, judge, ws.tokens, UNPROTECTED, ws.asked)
+    replays[UNPROTECTED] = off
+    result.citations_by_generator[UNPROTECTED] = off.citation_totals().as_dict()
+    result.replay_failures = [*result.replay_failures, *off.failures]
     adversary_answers: list[MemberAnswer]
     with TestClient(apps["adversary"], raise_server_exceptions=False) as client:
         if options.fast:
@@ -300,6 +312,11 @@ def run_evaluation(
                 result.answers = answer_quality(ws, replays, questions, options.split, judge)
                 result.answering = measure_answering(
                     ws, options.split, replays["extractive"].answers, fast=options.fast, say=say
+                )
+                result.protection = protection_cost(
+                    result.answers["generators"],
+                    result.citations_by_generator,
+                    {name: answered_rate(r.answers) for name, r in replays.items()},
                 )
             with _stage(timings, "dangling"):
                 detector = score_detector(

@@ -23,6 +23,7 @@ import numpy as np
 
 from citewall.citations.markers import strip_markers
 from citewall.citations.sentences import split_sentences
+from citewall.citations.verbatim import words
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
@@ -58,15 +59,31 @@ class _Candidate:
     chunk_index: int
     position: int
     text: str
+    #: Quoting it copies internal text (an internal card's sentence of ``span_words``+ words).
+    copies_internal: bool = False
 
 
 class ExtractiveGenerator:
-    """Answers by quoting the best sentences of the context, each cited with ``[n]``."""
+    """Answers by quoting the best sentences of the context, each cited with ``[n]``.
+
+    ``max_internal_sentences`` (None: no limit) caps the sentences quoted from internal cards
+    that count as copies (``span_words`` words or more, the verbatim cap's rule in
+    ``chat.exposure``): the answer keeps the most relevant of them and fills up with other
+    relevant sentences, rather than losing its tail to the cap afterwards.
+    """
 
     name = "extractive"
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        max_internal_sentences: int | None = None,
+        span_words: int = 10,
+    ) -> None:
         self._embedder = embedder
+        self._max_internal = max_internal_sentences
+        self._span_words = span_words
 
     # -- protocol ------------------------------------------------------------------------------
     def generate(
@@ -111,7 +128,12 @@ class ExtractiveGenerator:
         dense = s_vecs @ q_vec
         prior = np.array([0.04 / (1 + c.chunk_index) for c in candidates], dtype=np.float32)
         relevance = 0.7 * dense + 0.3 * lexical + prior
-        picked = self._select(relevance, s_vecs, [c.chunk_index for c in candidates])
+        picked = self._select(
+            relevance,
+            s_vecs,
+            [c.chunk_index for c in candidates],
+            [c.copies_internal for c in candidates],
+        )
         # Best sentence first, the rest in reading order (card rank, then position in card).
         first, rest = (
             picked[0],
@@ -121,13 +143,22 @@ class ExtractiveGenerator:
             _cite(candidates[i].text, candidates[i].chunk_index + 1) for i in [first, *rest]
         )
 
-    def _select(self, relevance: np.ndarray, vecs: np.ndarray, cards: Sequence[int]) -> list[int]:
+    def _select(
+        self,
+        relevance: np.ndarray,
+        vecs: np.ndarray,
+        cards: Sequence[int],
+        copies: Sequence[bool],
+    ) -> list[int]:
         """Answer from the card that answers: the retriever's best card (the best-ranked card
         with a usable sentence) is the anchor. Its best sentence comes first; more of its
         sentences follow while they stay relevant (at least ``SAME_CARD_FLOOR`` of that best);
         another card's sentence only when it scores at least ``OTHER_CARD_FLOOR`` of it (a
         second part of the question the anchor does not cover). Near-duplicates are skipped;
-        MMR orders the candidates."""
+        MMR orders the candidates; copies of internal text stop at ``max_internal_sentences``."""
+        limit = self._max_internal
+        if limit is not None and limit <= 0:
+            limit = None
         order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
         top = min(cards)
         first = next(i for i in order if cards[i] == top)
@@ -140,8 +171,9 @@ class ExtractiveGenerator:
         while len(picked) < MAX_SENTENCES:
             chosen: int | None = None
             chosen_score = -np.inf
+            room = limit is None or sum(copies[j] for j in picked) < limit
             for i in order:
-                if i in picked:
+                if i in picked or (copies[i] and not room):
                     continue
                 floor = SAME_CARD_FLOOR if cards[i] == anchor else OTHER_CARD_FLOOR
                 if float(relevance[i]) < floor * best:
@@ -170,7 +202,8 @@ class ExtractiveGenerator:
                 if any(f in lowered for f in forbidden):
                     continue
                 seen.add(lowered)
-                out.append(_Candidate(ci, pos, sentence))
+                copies = not chunk.is_external and len(words(sentence)) >= self._span_words
+                out.append(_Candidate(ci, pos, sentence, copies))
         return out
 
     def _overlap(self, q_terms: set[str], sentence: str) -> float:

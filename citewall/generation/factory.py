@@ -14,7 +14,11 @@ from citewall.retrieval.protocols import Embedder
 def build_generator(settings: Settings, embedder: Embedder) -> Generator:
     """``extractive`` (default, offline) or ``openai`` (any OpenAI-compatible endpoint)."""
     if settings.generator == "extractive":
-        return ExtractiveGenerator(embedder)
+        return ExtractiveGenerator(
+            embedder,
+            max_internal_sentences=settings.max_internal_sentences or None,
+            span_words=settings.verbatim_span_words,
+        )
     if settings.generator == "openai":
         if not settings.openai_base_url:
             raise ConfigError("CITEWALL_GENERATOR=openai needs CITEWALL_OPENAI_BASE_URL")

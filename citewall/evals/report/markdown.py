@@ -64,6 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _citations_by_generator(report.get("citations_by_generator") or {})
     out += _answers(report.get("answers") or {})
     out += _answering(report.get("answering") or {})
+    out += _protection(report.get("protection") or {})
     out += _dangling(report)
     out += _redteam(report)
     out += _baseline(report)
@@ -355,3 +356,31 @@ def _answering(answering: dict[str, Any]) -> list[str]:
             "",
         ]
     return out
+
+
+def _protection(protection: dict[str, Any]) -> list[str]:
+    if not protection:
+        return []
+    on, off = protection["protected"], protection["unprotected"]
+    delta, within = protection["delta"], protection["within"]
+    rows = [
+        [name, f"{on[name]:.3f}", f"{off[name]:.3f}", f"{delta[name]:+.3f}", "yes" if ok else "NO"]
+        for name, ok in within.items()
+    ]
+    return [
+        "## What corpus protection costs",
+        "",
+        "The split replayed with the verbatim cap on internal text (as configured) and off.",
+        "",
+        *table(
+            [
+                "figure",
+                "protected",
+                "unprotected",
+                "difference",
+                f"within {protection['max_cost']}",
+            ],
+            rows,
+        ),
+        "",
+    ]

@@ -32,6 +32,8 @@ class EvalResult:
     answers: dict[str, Any] = field(default_factory=dict)
     #: Abstention, follow-up retrieval and small talk, with controls (``evals.answering``).
     answering: dict[str, Any] = field(default_factory=dict)
+    #: Answer quality with the corpus protection on and off (``quality.protection``).
+    protection: dict[str, Any] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
 
@@ -119,6 +121,7 @@ class EvalResult:
             "redteam_cases": self.redteam_cases,
             "answers": self.answers,
             "answering": self.answering,
+            "protection": self.protection,
             "control_failures": self.control_failures,
             "metrics": self.metrics(),
             "baseline_note": self.baseline_note,
