@@ -111,3 +111,29 @@ def test_hostile_sentences_are_skipped(embedder: Any) -> None:
 def test_nothing_usable_gives_the_honest_no_answer(embedder: Any) -> None:
     ctx = [ContextChunk(id="u", text="https://only.example/a link. ```code```")]
     assert ExtractiveGenerator(embedder).generate("anything?", ctx).text == NO_ANSWER
+
+
+def test_the_cap_keeps_the_most_relevant_internal_copies(
+    embedder: Any, cards: dict[str, Card]
+) -> None:
+    """With a cap of one, an answer from an internal card quotes one of its sentences of
+    ``span_words``+ words: the one it would have put first."""
+    question = "I got charged twice for one order's label, clicked buy once"
+    ctx = context_for(cards, "pb-labels-duplicate-label-charges", "help-labels-void-label")
+    free = ExtractiveGenerator(embedder).generate(question, ctx).text
+    capped = ExtractiveGenerator(embedder, max_internal_sentences=1, span_words=10)
+    text = capped.generate(question, ctx).text
+    internal_body = cards["pb-labels-duplicate-label-charges"].body
+    copies = [
+        s
+        for s in split_sentences(text)
+        if len(strip_markers(s).split()) >= 10 and strip_markers(s).strip(" .") in internal_body
+    ]
+    free_copies = [
+        s
+        for s in split_sentences(free)
+        if len(strip_markers(s).split()) >= 10 and strip_markers(s).strip(" .") in internal_body
+    ]
+    assert len(free_copies) > 1, "the uncapped answer quotes several internal sentences"
+    assert len(copies) == 1
+    assert split_sentences(text)[0] == split_sentences(free)[0]
