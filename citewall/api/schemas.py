@@ -188,6 +188,8 @@ class AdminMessage(BaseModel):
     dropped_markers: Any = None
     answer_status: str | None = None
     support: float | None = None
+    #: Why the answer used external cards only (the member's exposure budget), or None.
+    restricted: str | None = None
     created_at: datetime
 
 

@@ -118,6 +118,7 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
                 dropped_markers=m.dropped_markers,
                 answer_status=m.answer_status,
                 support=m.support,
+                restricted=m.restricted,
                 created_at=m.created_at,
             )
             for m in messages
