@@ -110,7 +110,7 @@ class Settings(BaseSettings):
         default=168.0, gt=0, le=24 * 366, description="The rolling window of the budget."
     )
     max_internal_sentences: int = Field(
-        default=2,
+        default=3,
         ge=0,
         description="Sentences of one answer that may repeat internal text verbatim; the rest "
         "are dropped. 0 disables the cap.",
