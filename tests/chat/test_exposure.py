@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from hypothesis import given
 from hypothesis import settings as hsettings
@@ -17,8 +19,12 @@ from citewall.chat.exposure import (
     apply_cap,
     measure_exposure,
 )
+from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, stream_answer
 from citewall.citations.verbatim import sentence_key, words
-from citewall.retrieval.types import ContextChunk
+from citewall.generation.protocols import GeneratedReply, Turn
+from citewall.retrieval.types import ContextChunk, RetrievedContext
+
+from .chat_context import FixedRetriever
 
 INTERNAL = ContextChunk(
     id="pb-refunds",
@@ -109,3 +115,72 @@ def test_the_budget_is_spent_at_its_count_within_its_window() -> None:
     now = datetime(2026, 11, 30, 12, tzinfo=UTC)
     assert budget.since(now) == now - timedelta(hours=24)
     assert (budget.spent(2), budget.spent(3), budget.spent(4)) == (False, True, True)
+
+
+class CopyingModel:
+    """A model that copies the internal card whole, then adds its own sentence (a stand-in
+    for a model-backed generator that ignores the request to paraphrase)."""
+
+    name = "copying-model"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def generate(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> GeneratedReply:
+        return GeneratedReply(text=self.text, generator=self.name)
+
+    def stream(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> Iterator[str]:
+        for i in range(0, len(self.text), 7):
+            yield self.text[i : i + 7]
+
+
+def test_a_model_that_copies_is_capped_in_the_stream_and_the_stored_answer(
+    embedder: Any,
+) -> None:
+    text = f"{COPY_1} {COPY_2} {OWN}"
+    context = RetrievedContext([INTERNAL, EXTERNAL], hybrid_path="rrf_only", top_dense=0.8)
+    policy = AnswerPolicy(cap=CAP, span_words=CAP.span_words)
+    items = list(
+        stream_answer(
+            "How are duplicate label charges refunded?",
+            retriever=FixedRetriever(context),
+            generator=CopyingModel(text),
+            embedder=embedder,
+            policy=policy,
+        )
+    )
+    final = items[-1]
+    assert isinstance(final, Answer)
+    streamed = "".join(i for i in items[:-1] if isinstance(i, str))
+    assert "Escalate any refund" not in streamed, "a dropped sentence never reaches the stream"
+    assert " ".join(streamed.split()) == " ".join(final.content.split())
+    assert final.content.startswith(COPY_1[:-4]) and "Escalate" not in final.content
+    (exposure,) = final.exposures
+    assert exposure.card_id == "pb-refunds" and len(exposure.sentences) == 1
+    # Without the cap the copy goes through, and exposure accounting says so.
+    free = answer_question(
+        "How are duplicate label charges refunded?",
+        retriever=FixedRetriever(context),
+        generator=CopyingModel(text),
+        embedder=embedder,
+        policy=AnswerPolicy(span_words=CAP.span_words),
+    )
+    assert len(free.exposures[0].sentences) == 2
+
+
+def test_a_restricted_turn_answers_from_external_cards_only(embedder: Any) -> None:
+    context = RetrievedContext([INTERNAL, EXTERNAL], hybrid_path="rrf_only", top_dense=0.8)
+    answer = answer_question(
+        "How long do refunds for voided labels take?",
+        retriever=FixedRetriever(context),
+        generator=CopyingModel(f"{EXTERNAL.text[:-1]} [1]."),
+        embedder=embedder,
+        policy=AnswerPolicy(restricted="exposure_budget"),
+    )
+    assert answer.restricted == "exposure_budget" and answer.exposures == []
+    assert [c.id for c in answer.context.chunks] == ["help-refunds"]
+    assert {e.card_id for e in answer.events} == {"help-refunds"}
