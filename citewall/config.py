@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535)
     max_message_chars: int = Field(default=4000, ge=1)
     max_conversation_messages: int = Field(default=200, ge=2)
-    rate_limit_per_minute: int = Field(default=120, ge=0, description="Per token; 0 disables.")
+    rate_limit_per_minute: int = Field(default=120, ge=0, description="Per member; 0 disables.")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     malloc_arena_max: int | None = Field(
         default=2, ge=0, le=64, description="glibc malloc arenas for `citewall serve` (0: off)."

@@ -7,7 +7,6 @@ revoked tokens all answer 401 with ``WWW-Authenticate: Bearer``; a member on an 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterator
 from typing import Annotated
@@ -60,11 +59,6 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def _token_key(token: str) -> str:
-    # The limiter is keyed by a hash so raw tokens never sit in process memory longer than needed.
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 def get_current_user(
     request: Request,
     session: SessionDep,
@@ -86,8 +80,9 @@ def get_current_user(
         session.commit()
     except SQLAlchemyError as exc:
         raise StorageError("could not check the token") from exc
+    # Per member, not per token: a member with several tokens shares one limit.
     limiter: SlidingWindowLimiter = request.app.state.limiter
-    limiter.hit(_token_key(token))
+    limiter.hit(f"user:{user.id}")
     return user
 
 

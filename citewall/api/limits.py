@@ -1,4 +1,4 @@
-"""Request limits: message length, conversation length and a per-token rate limit.
+"""Request limits: message length, conversation length and a per-member rate limit.
 
 The limit errors (``citewall.errors``) are ``LimitError`` subclasses so the HTTP mapping
 (``api/errors.py``) can give each its own status code; the conversation-length rule belongs to

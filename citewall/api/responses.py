@@ -38,7 +38,7 @@ _DESCRIPTIONS: dict[int, str] = {
     404: "Unknown id, or not yours.",
     409: "The conversation is full (max messages reached).",
     413: "The message or request body is over its limit.",
-    429: "Over the per-token rate limit; see Retry-After.",
+    429: "Over the per-member rate limit; see Retry-After.",
     502: "The answer generator failed; nothing was saved.",
     503: "A required part (database, vector store) is unavailable; nothing was saved.",
 }

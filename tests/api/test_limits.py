@@ -1,5 +1,5 @@
 """Limits answer clear 4xx errors naming the limit: message length (413), blank message (422),
-conversation length (409), per-token rate (429 + Retry-After), unknown conversation (404)."""
+conversation length (409), per-member rate (429 + Retry-After), unknown conversation (404)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from citewall.api.limits import RateLimitedError, SlidingWindowLimiter
+from citewall.storage.models import User
+from citewall.storage.users import add_token
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
 
@@ -70,18 +72,27 @@ def test_full_conversation_is_409(env_sqlite: ApiEnv, small_conversations: int) 
     assert next(c for c in listing if c["id"] == cid)["message_count"] == 4
 
 
-def test_rate_limit_is_429_with_retry_after_per_token(env_sqlite: ApiEnv) -> None:
+def test_rate_limit_is_429_with_retry_after_per_member(env_sqlite: ApiEnv) -> None:
     env = env_sqlite
+    with env.runtime.session_factory() as session:
+        member = session.get(User, env.user_ids["member"])
+        assert member is not None
+        second_token = add_token(session, member)
+        session.commit()
     old = env.app.state.limiter
     env.app.state.limiter = SlidingWindowLimiter(3)
     try:
-        for _ in range(3):
+        for _ in range(2):
             assert env.client.get("/api/v1/me", headers=env.auth("member")).status_code == 200
+        # The member's second token shares the member's window.
+        second = {"Authorization": f"Bearer {second_token}"}
+        assert env.client.get("/api/v1/me", headers=second).status_code == 200
         r = env.client.get("/api/v1/me", headers=env.auth("member"))
         assert r.status_code == 429, r.text
         assert 1 <= int(r.headers["retry-after"]) <= 60
         assert "3 requests per minute" in r.json()["detail"]
-        # Another token has its own window.
+        assert env.client.get("/api/v1/me", headers=second).status_code == 429
+        # Another member has their own window.
         assert env.client.get("/api/v1/me", headers=env.auth("other")).status_code == 200
     finally:
         env.app.state.limiter = old
