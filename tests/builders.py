@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from citewall.retrieval.types import RetrievalRecord
-from citewall.storage.models import Conversation, new_uuid
+from citewall.storage.models import Conversation, Exposure, Message, new_uuid
 
 
 def add_conversation(session: Session, user_id: int, title: str = "t") -> Conversation:
@@ -35,3 +38,54 @@ def retrieval_record(card_id: Any, final_rank: int, **fields: Any) -> RetrievalR
     }
     values.update(fields)
     return RetrievalRecord(card_id=card_id, final_rank=final_rank, **values)
+
+
+def add_exposed_turn(
+    session: Session,
+    user_id: int,
+    at: datetime,
+    exposures: Mapping[str, tuple[Sequence[Any], int]],
+    *,
+    question: str = "q",
+    restricted: str | None = None,
+    conversation_id: str | None = None,
+) -> str:
+    """A question and its answer at time ``at`` in a conversation of ``user_id`` (a new one unless
+    given), with one exposure row per card of ``exposures`` (card id -> (sentence keys, longest
+    span)); committed. Returns the answer's message id."""
+    if conversation_id is None:
+        conversation_id = add_conversation(session, user_id).id
+    last = session.scalar(
+        select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)
+    )
+    seq = int(last or 0) + 1
+    asked = Message(
+        conversation_id=conversation_id, seq=seq, role="user", content=question, created_at=at
+    )
+    answer = Message(
+        conversation_id=conversation_id,
+        seq=seq + 1,
+        role="assistant",
+        content="answer",
+        answer_status="answered",
+        restricted=restricted,
+        created_at=at,
+    )
+    session.add_all([asked, answer])
+    session.flush()
+    session.add_all(
+        Exposure(
+            user_id=user_id,
+            message_id=answer.id,
+            conversation_id=conversation_id,
+            card_id=card_id,
+            cited=True,
+            sentences=list(keys),
+            card_sentences=10,
+            longest_span=span,
+            created_at=at,
+        )
+        for card_id, (keys, span) in exposures.items()
+    )
+    session.commit()
+    return answer.id

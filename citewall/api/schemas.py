@@ -29,11 +29,18 @@ __all__ = [
     "ChatResponsePublic",
     "ConversationPublic",
     "ConversationSummaryPublic",
+    "ExposureBudget",
+    "ExposureCard",
+    "ExposureDay",
+    "ExposureMember",
+    "ExposureReport",
+    "ExposureTurn",
     "KnowledgeGap",
     "KnowledgeGapPeriod",
     "KnowledgeGapQuestion",
     "KnowledgeGapReport",
     "MePublic",
+    "MemberExposureReport",
     "MessagePublic",
     "SearchRequest",
     "SearchResponsePublic",
@@ -286,3 +293,93 @@ class KnowledgeGapReport(BaseModel):
     #: True when more questions matched than one report reads (the newest were grouped).
     truncated: bool
     groups: list[KnowledgeGap]
+
+
+class ExposureBudget(BaseModel):
+    """The exposure budget in force: distinct internal cards per member per rolling window."""
+
+    #: 0 when the budget is off.
+    cards: int
+    window_hours: float
+
+
+class ExposureMember(BaseModel):
+    """One member's exposure to internal cards over the report's window."""
+
+    # Ids travel as strings (the user id is an integer in storage).
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    user_id: str
+    name: str
+    role: str
+    #: Answers that drew on at least one internal card.
+    turns: int
+    #: Distinct internal cards those answers drew on.
+    cards: int
+    #: ``cards`` over the internal cards in the catalogue (None when there are none).
+    corpus_share: float | None
+    #: Distinct internal sentences the answers repeated whole.
+    verbatim_sentences: int
+    #: Longest run of words one answer shared with one card.
+    longest_span: int
+    first_exposed: datetime | None
+    last_exposed: datetime | None
+    #: Answers limited to external knowledge because the budget was spent (the alert).
+    restricted_turns: int
+    first_restricted: datetime | None
+
+
+class ExposureReport(BaseModel):
+    since: datetime | None
+    until: datetime | None
+    budget: ExposureBudget
+    internal_cards: int
+    #: Members with exposure or restricted answers in the window (``members`` is the top).
+    members_total: int
+    members: list[ExposureMember]
+
+
+class ExposureDay(BaseModel):
+    #: The UTC day, ``YYYY-MM-DD``.
+    day: str
+    cards: int
+    verbatim_sentences: int
+    turns: int
+    restricted_turns: int
+
+
+class ExposureCard(BaseModel):
+    """One internal card in one answer."""
+
+    card_id: str
+    title: str | None
+    cited: bool
+    verbatim_sentences: int
+    card_sentences: int
+    longest_span: int
+
+
+class ExposureTurn(BaseModel):
+    message_id: str
+    conversation_id: str
+    created_at: datetime
+    #: The member's question (None if it is missing).
+    question: str | None
+    #: Why the answer was limited to external knowledge, None when it was not.
+    restricted: str | None
+    cards: list[ExposureCard]
+
+
+class MemberExposureReport(BaseModel):
+    since: datetime | None
+    until: datetime | None
+    budget: ExposureBudget
+    internal_cards: int
+    member: ExposureMember
+    #: Per UTC day, oldest first.
+    days: list[ExposureDay]
+    #: Answers in the window; ``turns`` is the page ``offset``/``limit``, newest first.
+    turns_total: int
+    offset: int
+    limit: int
+    turns: list[ExposureTurn]

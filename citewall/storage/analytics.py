@@ -49,8 +49,8 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _time_window(column: Any, since: datetime | None, until: datetime | None) -> list[Any]:
-    """``since`` inclusive, ``until`` exclusive."""
+def time_window(column: Any, since: datetime | None, until: datetime | None) -> list[Any]:
+    """Conditions keeping ``column`` in the window: ``since`` inclusive, ``until`` exclusive."""
     conditions = []
     if since is not None:
         conditions.append(column >= since)
@@ -75,7 +75,7 @@ def retrieval_events(
     without a path. ``since`` is inclusive, ``until`` exclusive (UTC when naive)."""
     check_page(limit, offset)
     since, until = as_utc(since), as_utc(until)
-    conditions = _time_window(RetrievalEvent.created_at, since, until)
+    conditions = time_window(RetrievalEvent.created_at, since, until)
     if card_id is not None:
         conditions.append(RetrievalEvent.card_id == card_id)
     if hybrid_path == NO_PATH:
@@ -142,7 +142,7 @@ def entry_performance(
         if grouped
         else []
     )
-    ev_filter = _time_window(RetrievalEvent.created_at, since, until)
+    ev_filter = time_window(RetrievalEvent.created_at, since, until)
     if card_id is not None:
         ev_filter.append(RetrievalEvent.card_id == card_id)
     ev = (
@@ -163,7 +163,7 @@ def entry_performance(
     ci_period = (
         [period_start(dialect, period, src.c.created_at).label("period_start")] if grouped else []
     )
-    ci_filter = [src.c.card_id.is_not(None), *_time_window(src.c.created_at, since, until)]
+    ci_filter = [src.c.card_id.is_not(None), *time_window(src.c.created_at, since, until)]
     if card_id is not None:
         ci_filter.append(src.c.card_id == card_id)
     has_url = and_(src.c.source_url.is_not(None), src.c.source_url != literal(""))

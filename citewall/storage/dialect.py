@@ -1,5 +1,5 @@
 """The only SQL that differs between SQLite and PostgreSQL: unnesting ``messages.sources`` and
-truncating a timestamp to the start of its day/week/month (in UTC).
+``exposures.sentences``, and truncating a timestamp to the start of its day/week/month (in UTC).
 
 Everything else in the analytics queries is portable SQLAlchemy Core. Both functions produce
 expressions whose results are identical on the two databases (ISO date strings, text ids).
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlalchemy import String, Subquery, case, func, select, true
+from sqlalchemy import String, Subquery, and_, case, func, literal_column, select, true
 from sqlalchemy.sql.elements import ColumnElement
 
-from citewall.storage.models import Message
+from citewall.storage.models import Exposure, Message
 
 Period = Literal["day", "week", "month", "all"]
 PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
@@ -53,6 +53,44 @@ def cited_sources(dialect: str) -> Subquery:
         .join(elements, true())
         .where(Message.role == "assistant")
         .subquery("cited_sources")
+    )
+
+
+def exposed_sentences(dialect: str) -> Subquery:
+    """One row per sentence key in each exposure's ``sentences``:
+    ``(user_id, message_id, card_id, created_at, sentence)``.
+
+    Only strings count: a stored value that is not a list of keys (a hand edit, a legacy
+    writer) adds nothing rather than failing the report. ``sentence`` is the JSON string on
+    PostgreSQL and the text on SQLite: for counting distinct ``(card_id, sentence)`` pairs.
+    """
+    if dialect == "postgresql":
+        as_array = case(
+            (func.jsonb_typeof(Exposure.sentences) == "array", Exposure.sentences),
+            else_=literal_column("'[]'::jsonb"),
+        )
+        elements = (
+            func.jsonb_array_elements(as_array).table_valued("value").render_derived(name="sent")
+        )
+        is_key = func.jsonb_typeof(elements.c.value) == "string"
+    elif dialect == "sqlite":
+        elements = func.json_each(Exposure.sentences).table_valued("value", "type").alias("sent")
+        # json_each walks a scalar as a one-element list; only a real list counts.
+        is_key = and_(func.json_type(Exposure.sentences) == "array", elements.c.type == "text")
+    else:  # pragma: no cover - make_engine refuses other databases
+        raise ValueError(f"unsupported database dialect {dialect!r}")
+    return (
+        select(
+            Exposure.user_id.label("user_id"),
+            Exposure.message_id.label("message_id"),
+            Exposure.card_id.label("card_id"),
+            Exposure.created_at.label("created_at"),
+            elements.c.value.label("sentence"),
+        )
+        .select_from(Exposure)
+        .join(elements, true())
+        .where(is_key)
+        .subquery("exposed_sentences")
     )
 
 

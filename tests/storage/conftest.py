@@ -24,7 +24,15 @@ from citewall.storage.models import Base, Message, RetrievalEvent
 from citewall.storage.schema import Database, migrate
 from citewall.storage.users import create_user, get_user
 
-TABLES = ("retrieval_events", "messages", "conversations", "api_tokens", "users", "cards")
+TABLES = (
+    "exposures",
+    "retrieval_events",
+    "messages",
+    "conversations",
+    "api_tokens",
+    "users",
+    "cards",
+)
 
 
 def clear_tables(engine: Engine) -> None:

@@ -21,14 +21,21 @@ from citewall.api.schemas import (
     AdminConversation,
     AdminConversationSummary,
     AdminMessage,
+    ExposureBudget,
+    ExposureDay,
+    ExposureMember,
+    ExposureReport,
+    ExposureTurn,
     KnowledgeGap,
     KnowledgeGapPeriod,
     KnowledgeGapQuestion,
     KnowledgeGapReport,
+    MemberExposureReport,
 )
 from citewall.api.storage_rows import admin_sources, admin_timings
+from citewall.config import Settings
 from citewall.errors import NotFoundError
-from citewall.storage import analytics, cards, conversations, gaps
+from citewall.storage import analytics, cards, conversations, exposure_report, gaps
 from citewall.storage.models import CardRow
 
 router = APIRouter(
@@ -211,4 +218,62 @@ def knowledge_gaps(
             )
             for g in groups[:limit]
         ],
+    )
+
+
+def _budget(settings: Settings) -> ExposureBudget:
+    return ExposureBudget(
+        cards=settings.exposure_budget_cards, window_hours=settings.exposure_window_hours
+    )
+
+
+@router.get("/analytics/exposure", response_model=ExposureReport)
+def exposure(
+    session: SessionDep,
+    runtime: RuntimeDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None),
+    until: datetime | None = Query(None),
+    limit: int = Query(100, ge=1, le=1000, description="Members returned, most exposed first"),
+) -> Any:
+    """Members ranked by internal exposure over ``[since, until)``: distinct internal cards,
+    share of the internal corpus, sentences repeated verbatim, and answers restricted by the
+    exposure budget (the alert)."""
+    ranking = exposure_report.exposure_ranking(session, since=since, until=until, limit=limit)
+    return ExposureReport(
+        since=since,
+        until=until,
+        budget=_budget(runtime.settings),
+        internal_cards=ranking.internal_cards,
+        members_total=ranking.members,
+        members=[ExposureMember(**dataclasses.asdict(m)) for m in ranking.rows],
+    )
+
+
+@router.get("/analytics/exposure/{user_id}", response_model=MemberExposureReport)
+def member_exposure(
+    user_id: int,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None),
+    until: datetime | None = Query(None),
+    limit: int = Query(50, ge=1, le=500, description="Turns returned, newest first"),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
+) -> Any:
+    """One member's exposure: totals, per UTC day, and the answers behind it (newest first)."""
+    report = exposure_report.member_exposure(
+        session, user_id, since=since, until=until, limit=limit, offset=offset
+    )
+    return MemberExposureReport(
+        since=since,
+        until=until,
+        budget=_budget(runtime.settings),
+        internal_cards=report.internal_cards,
+        member=ExposureMember(**dataclasses.asdict(report.member)),
+        days=[ExposureDay(**dataclasses.asdict(d)) for d in report.days],
+        turns_total=report.turns_total,
+        offset=offset,
+        limit=limit,
+        turns=[ExposureTurn(**dataclasses.asdict(t)) for t in report.turns],
     )
