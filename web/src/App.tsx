@@ -13,6 +13,8 @@ import { AdminCards } from "./admin/AdminCards";
 import { AdminConversationView } from "./admin/AdminConversationView";
 import { AdminConversations } from "./admin/AdminConversations";
 import { AdminEvents } from "./admin/AdminEvents";
+import { AdminExposure } from "./admin/AdminExposure";
+import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
 import { NavLink } from "./components/NavLink";
 import { ChatPage } from "./member/ChatPage";
@@ -145,6 +147,14 @@ function AdminNav(props: { route: Route }): ReactNode {
           Knowledge gaps
         </NavLink>
       </li>
+      <li>
+        <NavLink
+          to="/admin/exposure"
+          current={r === "admin-exposure" || r === "admin-member-exposure"}
+        >
+          Exposure
+        </NavLink>
+      </li>
     </>
   );
 }
@@ -173,5 +183,9 @@ function Page(props: { route: Route; client: ApiClient; me: Me }): ReactNode {
       return <AdminEvents client={client} />;
     case "admin-gaps":
       return <AdminGaps client={client} />;
+    case "admin-exposure":
+      return <AdminExposure client={client} />;
+    case "admin-member-exposure":
+      return <AdminMemberExposure client={client} userId={route.userId} />;
   }
 }

@@ -12,6 +12,8 @@ export type Route =
   | { name: "admin-analytics" }
   | { name: "admin-events" }
   | { name: "admin-gaps" }
+  | { name: "admin-exposure" }
+  | { name: "admin-member-exposure"; userId: string }
   | { name: "not-found" };
 
 /** Map a pathname to a route. */
@@ -30,6 +32,11 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };
+    if (parts[1] === "exposure") {
+      if (parts.length === 2) return { name: "admin-exposure" };
+      if (parts.length === 3 && parts[2])
+        return { name: "admin-member-exposure", userId: parts[2] };
+    }
   }
   return { name: "not-found" };
 }

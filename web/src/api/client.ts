@@ -12,9 +12,12 @@ import type {
   Conversation,
   ConversationSummary,
   EntryPerformance,
+  ExposureFilter,
+  ExposureReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
+  MemberExposureReport,
   Period,
   RetrievalEvent,
   RetrievalEventFilter,
@@ -161,6 +164,16 @@ export class ApiClient {
   knowledgeGaps(filter: KnowledgeGapFilter): Promise<KnowledgeGapReport> {
     return this.request<KnowledgeGapReport>(
       `/admin/analytics/knowledge-gaps${query({ ...filter })}`,
+    );
+  }
+
+  exposure(filter: ExposureFilter): Promise<ExposureReport> {
+    return this.request<ExposureReport>(`/admin/analytics/exposure${query({ ...filter })}`);
+  }
+
+  memberExposure(userId: string, filter: ExposureFilter): Promise<MemberExposureReport> {
+    return this.request<MemberExposureReport>(
+      `/admin/analytics/exposure/${encodeURIComponent(userId)}${query({ ...filter })}`,
     );
   }
 }

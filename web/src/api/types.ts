@@ -253,3 +253,95 @@ export interface KnowledgeGapFilter {
   until?: string;
   limit?: number;
 }
+
+// -- exposure (GET /admin/analytics/exposure[/{user_id}]) -------------------------------------
+
+/** The exposure budget in force: distinct internal cards per member per rolling window. */
+export interface ExposureBudget {
+  /** 0 when the budget is off. */
+  cards: number;
+  window_hours: number;
+}
+
+/** One member's exposure to internal cards over the report's window. */
+export interface ExposureMember {
+  user_id: string;
+  name: string;
+  role: string;
+  /** Answers that drew on at least one internal card. */
+  turns: number;
+  /** Distinct internal cards those answers drew on. */
+  cards: number;
+  /** `cards` over the internal cards in the catalogue (null when there are none). */
+  corpus_share: number | null;
+  /** Distinct internal sentences the answers repeated whole. */
+  verbatim_sentences: number;
+  /** Longest run of words one answer shared with one card. */
+  longest_span: number;
+  first_exposed: string | null;
+  last_exposed: string | null;
+  /** Answers limited to external knowledge because the budget was spent (the alert). */
+  restricted_turns: number;
+  first_restricted: string | null;
+}
+
+export interface ExposureReport {
+  since: string | null;
+  until: string | null;
+  budget: ExposureBudget;
+  internal_cards: number;
+  /** Members with exposure or restricted answers in the window (`members` is the top). */
+  members_total: number;
+  members: ExposureMember[];
+}
+
+export interface ExposureDay {
+  /** The UTC day, YYYY-MM-DD. */
+  day: string;
+  cards: number;
+  verbatim_sentences: number;
+  turns: number;
+  restricted_turns: number;
+}
+
+/** One internal card in one answer. */
+export interface ExposureCard {
+  card_id: string;
+  title: string | null;
+  cited: boolean;
+  verbatim_sentences: number;
+  card_sentences: number;
+  longest_span: number;
+}
+
+export interface ExposureTurn {
+  message_id: string;
+  conversation_id: string;
+  created_at: string;
+  question: string | null;
+  /** Why the answer was limited to external knowledge, null when it was not. */
+  restricted: string | null;
+  cards: ExposureCard[];
+}
+
+export interface MemberExposureReport {
+  since: string | null;
+  until: string | null;
+  budget: ExposureBudget;
+  internal_cards: number;
+  member: ExposureMember;
+  /** Per UTC day, oldest first. */
+  days: ExposureDay[];
+  turns_total: number;
+  offset: number;
+  limit: number;
+  /** One page of the turns, newest first. */
+  turns: ExposureTurn[];
+}
+
+export interface ExposureFilter {
+  since?: string;
+  until?: string;
+  limit?: number;
+  offset?: number;
+}

@@ -19,3 +19,8 @@ export function formatNumber(value: number | null | undefined, digits = 3): stri
   if (typeof value !== "number" || !Number.isFinite(value)) return "—";
   return Number.isInteger(value) ? String(value) : value.toFixed(digits);
 }
+
+/** A count with its noun: "1 card", "3 cards". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

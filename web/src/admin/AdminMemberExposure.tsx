@@ -1,0 +1,221 @@
+/**
+ * One member's exposure (admin): totals, a row per UTC day, and the answers behind it (newest
+ * first), each with the question asked, the internal cards it drew on and what of them it
+ * repeated word for word. Each answer links to its conversation in the admin view.
+ */
+import { useState, type ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import type {
+  ExposureCard,
+  ExposureDay,
+  ExposureMember,
+  ExposureTurn,
+  MemberExposureReport,
+} from "../api/types";
+import { LoadState } from "../components/LoadState";
+import { NavLink } from "../components/NavLink";
+import { Pager } from "../components/Pager";
+import { formatDate, formatRate, plural } from "../components/format";
+import { useLoad } from "../components/useLoad";
+import { conversationPath } from "./AdminGaps";
+import { LOOKBACKS, budgetText, restrictedText } from "./AdminExposure";
+import { sinceFor, type Lookback } from "./AdminEvents";
+
+const PAGE = 25;
+
+export const EMPTY_MEMBER_EXPOSURE = "This member received no internal knowledge in this period.";
+
+/** The member's totals in one sentence. */
+export function memberTotals(m: ExposureMember, internalCards: number): string {
+  const share =
+    m.corpus_share === null ? "" : ` (${formatRate(m.corpus_share)} of ${internalCards})`;
+  return (
+    `${plural(m.cards, "internal card", "internal cards")}${share}, ` +
+    `${plural(m.verbatim_sentences, "sentence", "sentences")} repeated verbatim, ` +
+    `in ${plural(m.turns, "answer", "answers")}; longest shared span ${plural(m.longest_span, "word", "words")}.`
+  );
+}
+
+/** What one answer took from one internal card, for a person. */
+export function cardExposure(c: ExposureCard): string {
+  const verbatim =
+    c.verbatim_sentences > 0
+      ? `${c.verbatim_sentences} of ${c.card_sentences} sentences verbatim`
+      : "no sentence verbatim";
+  return `${c.cited ? "cited" : "not cited"} · ${verbatim} · span ${plural(c.longest_span, "word", "words")}`;
+}
+
+/** The page heading: the member's name once the report has loaded. */
+export function memberHeading(report: Pick<MemberExposureReport, "member"> | null): string {
+  return report ? `Exposure: ${report.member.name}` : "Member exposure";
+}
+
+/** Days newest first, for reading down from today. */
+export function newestFirst(days: readonly ExposureDay[]): ExposureDay[] {
+  return [...days].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+}
+
+export function AdminMemberExposure(props: { client: ApiClient; userId: string }): ReactNode {
+  const [lookback, setLookback] = useState<Lookback>("all");
+  const [offset, setOffset] = useState(0);
+  const state = useLoad(
+    () =>
+      props.client.memberExposure(props.userId, {
+        since: sinceFor(lookback),
+        limit: PAGE,
+        offset,
+      }),
+    [props.client, props.userId, lookback, offset],
+  );
+  return (
+    <section className="admin-page">
+      <p>
+        <NavLink to="/admin/exposure">All members</NavLink>
+      </p>
+      <h1>{memberHeading(state.status === "ready" ? state.data : null)}</h1>
+      <div className="filters">
+        <label htmlFor="member-exposure-window">Answered</label>
+        <select
+          id="member-exposure-window"
+          value={lookback}
+          onChange={(e) => {
+            setOffset(0);
+            setLookback(e.target.value as Lookback);
+          }}
+        >
+          {LOOKBACKS.map((w) => (
+            <option key={w.value} value={w.value}>
+              {w.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <LoadState state={state} what="the member's exposure">
+        {(report) => <MemberExposure report={report} onPage={setOffset} />}
+      </LoadState>
+    </section>
+  );
+}
+
+export function MemberExposure(props: {
+  report: MemberExposureReport;
+  onPage: (offset: number) => void;
+}): ReactNode {
+  const r = props.report;
+  const m = r.member;
+  const restricted = restrictedText(m);
+  return (
+    <>
+      <p className="muted" data-testid="exposure-budget">
+        {budgetText(r.budget)}
+      </p>
+      {r.turns_total === 0 ? (
+        <p className="muted" data-testid="exposure-empty">
+          {EMPTY_MEMBER_EXPOSURE}
+        </p>
+      ) : (
+        <>
+          <p data-testid="member-totals">{memberTotals(m, r.internal_cards)}</p>
+          {restricted && (
+            <p className="flag" data-testid="member-restricted">
+              <span className="badge badge-flag">restricted</span> {restricted}: the budget was
+              spent, so these answers used external knowledge only.
+            </p>
+          )}
+          <h2>Per day (UTC)</h2>
+          <DaysTable days={r.days} />
+          <h2>Answers</h2>
+          <TurnsTable turns={r.turns} />
+          <Pager
+            offset={r.offset}
+            pageSize={r.limit}
+            total={r.turns_total}
+            onChange={props.onPage}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function DaysTable(props: { days: readonly ExposureDay[] }): ReactNode {
+  return (
+    <div className="table-wrap">
+      <table className="exposure-days">
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col" className="num">
+              Internal cards
+            </th>
+            <th scope="col" className="num">
+              Verbatim sentences
+            </th>
+            <th scope="col" className="num">
+              Answers
+            </th>
+            <th scope="col" className="num">
+              Restricted
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {newestFirst(props.days).map((d) => (
+            <tr key={d.day}>
+              <td>{d.day}</td>
+              <td className="num">{d.cards}</td>
+              <td className="num">{d.verbatim_sentences}</td>
+              <td className="num">{d.turns}</td>
+              <td className="num">{d.restricted_turns}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function TurnsTable(props: { turns: readonly ExposureTurn[] }): ReactNode {
+  return (
+    <div className="table-wrap">
+      <table className="exposure-turns">
+        <thead>
+          <tr>
+            <th scope="col">Answered</th>
+            <th scope="col">Question</th>
+            <th scope="col">Internal cards</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.turns.map((t) => (
+            <tr key={t.message_id} className="exposure-turn" data-message={t.message_id}>
+              <td>{formatDate(t.created_at)}</td>
+              <td className="gap-question">
+                <NavLink to={conversationPath(t.conversation_id)}>
+                  {t.question ?? "(question missing)"}
+                </NavLink>
+              </td>
+              <td>
+                {t.restricted ? (
+                  <span className="badge badge-flag">restricted: external knowledge only</span>
+                ) : (
+                  <ul className="exposure-card-list">
+                    {t.cards.map((c) => (
+                      <li key={c.card_id}>
+                        <code>{c.card_id}</code>
+                        {c.title && <span className="muted"> {c.title}</span>}
+                        <br />
+                        <span className="muted">{cardExposure(c)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
