@@ -197,7 +197,7 @@ def _member_rows(
         .outerjoin(verbatim, verbatim.c.user_id == keys.c.user_id)
         .outerjoin(restricted, restricted.c.user_id == keys.c.user_id)
         .order_by(
-            cards.desc(), verbatim_count.desc(), turns.desc(), restricted_count.desc(), User.name
+            cards.desc(), verbatim_count.desc(), turns.desc(), restricted_count.desc(), User.id
         )
     )
     count = select(func.count()).select_from(keys)
@@ -251,7 +251,8 @@ def exposure_ranking(
 ) -> ExposureRanking:
     """Members ranked by internal exposure over ``[since, until)`` (UTC when naive): most
     distinct internal cards first, then most verbatim sentences, most turns, most restricted
-    turns, name. Members with neither exposure nor restricted turns in the window are left out.
+    turns, then the oldest user (one order on both databases, whatever their collation).
+    Members with neither exposure nor restricted turns in the window are left out.
     """
     check_page(limit, 0)
     since, until = as_utc(since), as_utc(until)

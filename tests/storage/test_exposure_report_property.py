@@ -60,7 +60,8 @@ def expected_ranking(turns: list[Turn]) -> list[tuple[Any, ...]]:
         for user, a in acc.items()
         if a["turns"] or a["r"]
     ]
-    return sorted(rows, key=lambda r: (-r[1], -r[3], -r[4], -r[8], r[0]))
+    # Ties: the oldest user first (USERS are created in order).
+    return sorted(rows, key=lambda r: (-r[1], -r[3], -r[4], -r[8], USERS.index(r[0])))
 
 
 def expected_days(turns: list[Turn], user: str) -> list[tuple[str, int, int, int, int]]:
