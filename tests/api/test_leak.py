@@ -59,6 +59,9 @@ class World:
                 sorted(self.facts.external_ids)[0],
                 "no-such-card",
             ]
+        if name == "user_id":
+            ids = [str(self.env.user_ids[who]) for who in ("member", "other", "admin")]
+            return [*ids, "999999", "not-a-number"]
         raise AssertionError(f"leak test: no realistic values for path parameter {name!r}")
 
     def query_values(self, name: str, schema: dict[str, Any]) -> list[Any]:
