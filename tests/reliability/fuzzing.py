@@ -98,7 +98,7 @@ def operations(schema: Any) -> list[Any]:
 
 def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     """Ids of real records for the path parameters: conversations the member starts here
-    (one with a follow-up turn) and every ingested card."""
+    (one with a follow-up turn), every ingested card, and the users who own conversations."""
     member, admin = rig.auth("member"), rig.auth("admin")
     conversations = []
     for question in QUESTIONS[:3]:
@@ -108,7 +108,12 @@ def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     follow_up = {"message": QUESTIONS[3], "conversation_id": conversations[0]}
     assert rig.client.post("/api/v1/chat", json=follow_up, headers=member).status_code == 200
     page = rig.client.get("/api/v1/admin/cards", params={"limit": 100}, headers=admin).json()
-    return {"conversation_id": conversations, "card_id": [c["id"] for c in page["cards"]]}
+    everyone = rig.client.get("/api/v1/admin/conversations", headers=admin).json()
+    return {
+        "conversation_id": conversations,
+        "card_id": [c["id"] for c in page["cards"]],
+        "user_id": sorted({c["user_id"] for c in everyone}),
+    }
 
 
 def real_id_cases(operation: Any, path_ids: Mapping[str, Sequence[str]]) -> list[Any]:

@@ -26,7 +26,7 @@ def schema(shared_rig: Rig) -> Any:
 
 @pytest.fixture(scope="module")
 def path_ids(shared_rig: Rig) -> dict[str, list[str]]:
-    """Ids of real records (conversations, cards) for the ``{id}`` routes."""
+    """Ids of real records (conversations, cards, users) for the ``{id}`` routes."""
     return real_path_ids(shared_rig)
 
 
@@ -70,7 +70,7 @@ def test_fuzz_every_operation(
             id_routes[label] = stats
     assert not report, "\n".join(report[:10])
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
-    assert len(id_routes) == 3, sorted(id_routes)
+    assert len(id_routes) == 4, sorted(id_routes)
     for label, stats in id_routes.items():
         two_xx = sum(n for code, n in stats.statuses.items() if 200 <= code < 300)
         if negative:
@@ -114,9 +114,9 @@ def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
             continue
         secured += 1
         method, path = label.split(" ", 1)
-        url = path.replace("{conversation_id}", path_ids["conversation_id"][0]).replace(
-            "{card_id}", path_ids["card_id"][0]
-        )
+        url = path
+        for name, ids in path_ids.items():
+            url = url.replace(f"{{{name}}}", ids[0])
         body: dict[str, str] | None = None
         if method == "POST":
             body = {"query": "void"} if "search" in path else {"message": "void a label?"}
