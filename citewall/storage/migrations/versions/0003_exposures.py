@@ -4,8 +4,8 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-30
 
-``exposures`` holds one row per internal card an answer cited or copied from, with the indexes
-of the card's sentences the answer repeated whole and the longest shared run of words.
+``exposures`` holds one row per internal card an answer cited or copied from, with the keys of
+the card's sentences the answer repeated whole and the longest shared run of words.
 ``messages.restricted`` says why an answer was limited to external knowledge (the member's
 exposure budget), NULL when it was not. Turns stored before this revision have no rows here.
 """
