@@ -58,7 +58,7 @@ export function answerMeta(m: Pick<AdminMessage, "answer_status" | "support">): 
   };
 }
 
-function AdminTurn(props: { message: AdminMessage }): ReactNode {
+export function AdminTurn(props: { message: AdminMessage }): ReactNode {
   const m = props.message;
   if (m.role === "user") {
     return (
@@ -81,6 +81,15 @@ function AdminTurn(props: { message: AdminMessage }): ReactNode {
         >
           {meta.status}
         </span>{" "}
+        {m.restricted ? (
+          <>
+            {" "}
+            <span className="badge badge-not-found" data-testid="answer-restricted">
+              restricted:{" "}
+              {m.restricted === "exposure_budget" ? "exposure budget spent" : m.restricted}
+            </span>
+          </>
+        ) : null}{" "}
         · support <span data-testid="answer-support">{meta.support}</span> · path:{" "}
         <code>{m.hybrid_path ?? "none"}</code>
         {m.generator ? (

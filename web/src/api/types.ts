@@ -129,6 +129,8 @@ export interface AdminMessage {
   answer_status?: string | null;
   /** Best dense similarity between the retrieval query and a retrieved card, when measured. */
   support?: number | null;
+  /** Why the answer used external cards only (`exposure_budget`), or null. */
+  restricted?: string | null;
 }
 
 export interface AdminConversation {
