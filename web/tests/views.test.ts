@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { EntryPerformance, Source } from "../src/api/types";
-import { sinceFor } from "../src/admin/AdminEvents";
+import { sinceFor } from "../src/components/LookbackSelect";
 import { totalsByCard, totalsByPeriod } from "../src/admin/performance";
 import { errorDetail } from "../src/api/client";
 import { linkableSources } from "../src/member/SourcesPanel";

@@ -4,22 +4,11 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import type { ApiClient } from "../api/client";
 import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
+import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 import { useLoad } from "../components/useLoad";
 import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
-/** A look-back window ending now. */
-export type Lookback = "all" | "day" | "week" | "month";
-const WINDOW_MS: Record<Exclude<Lookback, "all">, number> = {
-  day: 86_400_000,
-  week: 7 * 86_400_000,
-  month: 30 * 86_400_000,
-};
-
-/** The `since` bound for a look-back window ending now (ISO 8601, UTC). */
-export function sinceFor(window: Lookback, now: Date = new Date()): string | undefined {
-  return window === "all" ? undefined : new Date(now.getTime() - WINDOW_MS[window]).toISOString();
-}
 
 export function AdminEvents(props: { client: ApiClient }): ReactNode {
   const [cardDraft, setCardDraft] = useState("");
@@ -64,20 +53,15 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
           <option value="dense_only">dense_only</option>
           <option value="none">none (nothing retrieved)</option>
         </select>
-        <label htmlFor="ev-window">Period</label>
-        <select
+        <LookbackSelect
           id="ev-window"
+          label="Period"
           value={lookback}
-          onChange={(e) => {
+          onChange={(value) => {
             setOffset(0);
-            setLookback(e.target.value as Lookback);
+            setLookback(value);
           }}
-        >
-          <option value="all">All time</option>
-          <option value="day">Last 24 hours</option>
-          <option value="week">Last 7 days</option>
-          <option value="month">Last 30 days</option>
-        </select>
+        />
         <button type="submit">Apply</button>
       </form>
       <LoadState state={state} what="retrieval events">

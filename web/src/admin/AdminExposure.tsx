@@ -11,14 +11,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
-import { sinceFor, type Lookback } from "./AdminEvents";
-
-export const LOOKBACKS: { value: Lookback; label: string }[] = [
-  { value: "all", label: "All time" },
-  { value: "day", label: "Last 24 hours" },
-  { value: "week", label: "Last 7 days" },
-  { value: "month", label: "Last 30 days" },
-];
+import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 export const EMPTY_EXPOSURE = "No member has received internal knowledge in this period.";
 
@@ -73,18 +66,12 @@ export function AdminExposure(props: { client: ApiClient }): ReactNode {
         answers drew on, and the internal sentences the answers repeated word for word.
       </p>
       <div className="filters">
-        <label htmlFor="exposure-window">Answered</label>
-        <select
+        <LookbackSelect
           id="exposure-window"
+          label="Answered"
           value={lookback}
-          onChange={(e) => setLookback(e.target.value as Lookback)}
-        >
-          {LOOKBACKS.map((w) => (
-            <option key={w.value} value={w.value}>
-              {w.label}
-            </option>
-          ))}
-        </select>
+          onChange={setLookback}
+        />
       </div>
       <LoadState state={state} what="exposure">
         {(report) => <ExposureRanking report={report} />}

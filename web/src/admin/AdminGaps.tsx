@@ -17,19 +17,12 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
-import { sinceFor, type Lookback } from "./AdminEvents";
+import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 const PERIODS: { value: GapPeriod; label: string }[] = [
   { value: "day", label: "Per day" },
   { value: "week", label: "Per week" },
   { value: "month", label: "Per month" },
-];
-
-const LOOKBACKS: { value: Lookback; label: string }[] = [
-  { value: "all", label: "All time" },
-  { value: "day", label: "Last 24 hours" },
-  { value: "week", label: "Last 7 days" },
-  { value: "month", label: "Last 30 days" },
 ];
 
 /** Per-period counts shown in a row before the rest are summarised. */
@@ -92,18 +85,7 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
             </option>
           ))}
         </select>
-        <label htmlFor="gaps-window">Asked</label>
-        <select
-          id="gaps-window"
-          value={lookback}
-          onChange={(e) => setLookback(e.target.value as Lookback)}
-        >
-          {LOOKBACKS.map((w) => (
-            <option key={w.value} value={w.value}>
-              {w.label}
-            </option>
-          ))}
-        </select>
+        <LookbackSelect id="gaps-window" label="Asked" value={lookback} onChange={setLookback} />
       </div>
       <LoadState state={state} what="knowledge gaps">
         {(report) => <GapsReport report={report} />}

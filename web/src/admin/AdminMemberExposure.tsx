@@ -19,8 +19,8 @@ import { Pager } from "../components/Pager";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { conversationPath } from "./AdminGaps";
-import { LOOKBACKS, budgetText, restrictedText } from "./AdminExposure";
-import { sinceFor, type Lookback } from "./AdminEvents";
+import { budgetText, restrictedText } from "./AdminExposure";
+import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 const PAGE = 25;
 
@@ -75,21 +75,15 @@ export function AdminMemberExposure(props: { client: ApiClient; userId: string }
       </p>
       <h1>{memberHeading(state.status === "ready" ? state.data : null)}</h1>
       <div className="filters">
-        <label htmlFor="member-exposure-window">Answered</label>
-        <select
+        <LookbackSelect
           id="member-exposure-window"
+          label="Answered"
           value={lookback}
-          onChange={(e) => {
+          onChange={(value) => {
             setOffset(0);
-            setLookback(e.target.value as Lookback);
+            setLookback(value);
           }}
-        >
-          {LOOKBACKS.map((w) => (
-            <option key={w.value} value={w.value}>
-              {w.label}
-            </option>
-          ))}
-        </select>
+        />
       </div>
       <LoadState state={state} what="the member's exposure">
         {(report) => <MemberExposure report={report} onPage={setOffset} />}
