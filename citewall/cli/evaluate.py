@@ -166,3 +166,46 @@ def retrieval(
         f"(dev nDCG@10 {t['ndcg@10']:.3f})"
     )
     typer.echo(f"ANN recall@10 (Chroma vs exact): {result['ann_recall@10']:.4f}")
+
+
+@app.command("extraction")
+def extraction(
+    queries: int = typer.Option(500, "--queries", min=10, help="Questions per attack run."),
+    fast: bool = typer.Option(
+        False, "--fast", help="100 questions per run; the honest workload on the test split."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the attackers and honest members."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Directory for extraction.*."),
+    work_dir: Path | None = typer.Option(
+        None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
+    ),
+) -> None:
+    """Extraction benchmark: an adaptive (fast and patient) and a naive attacker with a member
+    token against the demo KB, corpus protection off and on; the honest workload against the
+    exposure budget. Writes extraction.json/.md and the curves as SVG, prints a summary."""
+    logging.basicConfig(level=logging.WARNING)
+    with cli_errors():
+        # Deferred: the benchmark loads models and FastAPI; `citewall --help` should not.
+        from citewall.evals.extraction.benchmark import ExtractionOptions, run_extraction
+        from citewall.evals.extraction.report import honest_table, summary_table, write_report
+
+        options = ExtractionOptions(
+            queries=100 if fast and queries == 500 else queries,
+            fast=fast,
+            seed=seed,
+            out=out,
+            work_dir=work_dir,
+        )
+        t0 = time.perf_counter()
+        result = run_extraction(options, progress=lambda msg: typer.echo(f"- {msg}", err=True))
+        data = result.as_dict()
+        files = write_report(data, out)
+    typer.echo(f"extraction benchmark: {time.perf_counter() - t0:.0f} s")
+    for line in summary_table(data):
+        typer.echo(line)
+    if data["honest"]:
+        typer.echo("honest workload:")
+        for line in honest_table(data["honest"]):
+            typer.echo(line)
+    for kind, written in files.items():
+        typer.echo(f"report ({kind}): {written}")

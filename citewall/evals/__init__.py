@@ -14,6 +14,8 @@ Development commands: they measure citewall on the labelled data of a source che
 - ``quality/``: the support judge and its calibration, citation recall and precision, the replay,
   dangling references in member prose.
 - ``redteam/``: the cases, the adversarial model, the leak rules, the access probes, the gate.
+- ``extraction/``: ``citewall eval extraction``: extraction attackers with a member token, the
+  corpus protection off and on, the honest workload against the exposure budget.
 - ``report/``: the result, the baseline comparison, the Markdown and HTML reports.
 - ``bench/``: one percentile, one server starter, the synthetic corpus, retrieval and API load.
 """

@@ -1,7 +1,7 @@
 """Inline SVG charts for the HTML report: no script, no external asset, text escaped.
 
-Two shapes cover every figure: grouped horizontal bars (metric values in 0-1, one group per
-row, one bar per series) and a 2x2 confusion matrix.
+Three shapes cover every figure: grouped horizontal bars (metric values in 0-1, one group per
+row, one bar per series), a 2x2 confusion matrix, and lines over a run (the extraction curves).
 """
 
 from __future__ import annotations
@@ -108,5 +108,77 @@ def confusion_matrix(title: str, tp: int, fp: int, fn: int, tn: int) -> str:
             f'<text x="{x + cell / 2}" y="{y + cell / 2}" font-size="18" text-anchor="middle" '
             f'dominant-baseline="middle">{count}</text>'
         )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def line_chart(
+    title: str,
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    x_label: str,
+    y_label: str,
+    y_max: float = 1.0,
+    width: int = 640,
+    height: int = 340,
+    dashed: Sequence[str] = (),
+) -> str:
+    """Lines of (x, y) points, y in [0, ``y_max``], x from 0 to the largest x; one colour per
+    series, a legend on the right (series named in ``dashed`` drawn dashed)."""
+    left, top, legend_w, bottom = 50, 30, 190, 40
+    plot_w, plot_h = width - left - legend_w - 10, height - top - bottom
+    x_max = max((x for points in series.values() for x, _ in points), default=1.0) or 1.0
+    y_top = y_max or 1.0
+
+    def px(x: float) -> float:
+        return left + x / x_max * plot_w
+
+    def py(y: float) -> float:
+        return top + plot_h - max(0.0, min(y_top, y)) / y_top * plot_h
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
+        f'<text x="4" y="18" font-size="14" font-weight="bold">{escape(title)}</text>',
+    ]
+    for i in range(5):
+        y = y_top * i / 4
+        out.append(
+            f'<line x1="{left}" y1="{py(y):.1f}" x2="{left + plot_w}" y2="{py(y):.1f}" '
+            'stroke="#ddd" stroke-width="1"/>'
+        )
+        out.append(
+            f'<text x="{left - 4}" y="{py(y) + 3:.1f}" font-size="10" text-anchor="end">'
+            f"{y:.2g}</text>"
+        )
+    for i in range(5):
+        x = x_max * i / 4
+        out.append(
+            f'<text x="{px(x):.1f}" y="{top + plot_h + 14}" font-size="10" '
+            f'text-anchor="middle">{x:g}</text>'
+        )
+    out.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" font-size="11" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
+    )
+    out.append(
+        f'<text x="12" y="{top + plot_h / 2:.1f}" font-size="11" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">{escape(y_label)}</text>'
+    )
+    for i, (name, points) in enumerate(series.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        dash = ' stroke-dasharray="5 3"' if name in dashed else ""
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+        out.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}>'
+            f"<title>{escape(name)}</title></polyline>"
+        )
+        ly = top + 6 + i * 16
+        lx = left + plot_w + 14
+        out.append(
+            f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" '
+            f'stroke-width="2"{dash}/>'
+        )
+        out.append(f'<text x="{lx + 22}" y="{ly + 4}" font-size="11">{escape(name)}</text>')
     out.append("</svg>")
     return "".join(out)
