@@ -112,6 +112,7 @@ def curves(run: RunResult, every: int = CURVE_EVERY) -> dict[str, list[list[floa
         metric: [[n, round(run.at(curve, n), 4)] for n in points]
         for metric, curve in (
             ("recovered", run.recovered),
+            ("recovered_with_public", run.recovered_with_public),
             ("touched", run.touched),
             ("facts", run.facts),
         )
@@ -141,7 +142,8 @@ def scoring_for(ws: EvalWorkspace, judge_facts: bool) -> tuple[Scoring, dict[str
         judge = NuggetJudge(ws.embedder)
         out["nugget_judge"] = judge.calibrate(load_nugget_labels()).as_dict()["leave_one_out"]
         out["facts"] = fact_controls(facts, {c.id: c for c in cards}, judge)
-    return Scoring(text, internal_ids, facts, judge), out
+    with_public = internal_text(cards, keep_public=True)
+    return Scoring(text, with_public, internal_ids, facts, judge), out
 
 
 def run_extraction(

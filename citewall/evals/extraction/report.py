@@ -66,7 +66,8 @@ def summary_table(data: Mapping[str, Any]) -> list[str]:
     head = (
         ["run"]
         + [f"recovered@{m}" for m in marks]
-        + [f"touched@{last}", f"facts@{last}", "flagged at", "restricted", "429s", "sim. time"]
+        + [f"with public@{last}", f"touched@{last}", f"facts@{last}"]
+        + ["flagged at", "restricted", "429s", "sim. time"]
     )
     rows = [head]
     for r in data["runs"]:
@@ -74,6 +75,7 @@ def summary_table(data: Mapping[str, Any]) -> list[str]:
             [r["name"]]
             + [_pct(r["recovered"][m]) for m in marks]
             + [
+                _pct(r["recovered_with_public"][last]),
                 _pct(r["touched"][last]),
                 _pct(r["facts"][last]),
                 "never" if r["flagged_at"] is None else f"q{r['flagged_at']}",
@@ -131,6 +133,8 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         "",
         *summary_table(data),
         "",
+        *_notes(data),
+        "",
         f"![recovered]({FILES['recovered']})",
         "",
         f"![facts]({FILES['facts']})",
@@ -164,6 +168,31 @@ def render_markdown(data: Mapping[str, Any]) -> str:
             peaks = ", ".join(f"{m['peak_cards_in_window']} ({m['demand_peak']})" for m in per)
             lines.append(f"- {model}: {peaks}")
     return "\n".join(lines) + "\n"
+
+
+def _notes(data: Mapping[str, Any]) -> list[str]:
+    """What a reader needs to read the table right, from the data."""
+    notes = [
+        "Recovered: distinct internal sentences repeated whole in some answer; 'with public' "
+        "also counts the internal sentences a public card states word for word. Touched and "
+        "flagged come from the server's stored record (exposure rows, stored sources, "
+        "restricted answers).",
+        "The naive attacker's first questions are the labelled questions, which were written "
+        "from the cards: an informed attacker rather than a guessing one; the facts are the "
+        "nuggets of those same questions.",
+    ]
+    window = float(data["options"]["defences_on"]["exposure_window_hours"])
+    curves = data["curves"]
+    pairs = [(name, name.replace("patient", "fast")) for name in curves if "patient" in name]
+    if pairs and all(curves[p] == curves.get(f) for p, f in pairs):
+        hours = max(r["simulated_hours"] for r in data["runs"] if r["pace"] == "patient")
+        notes.append(
+            "Each patient run asked the same questions as its fast twin and got the same "
+            "answers: with the budget off nothing depends on time, and with it on the patient "
+            f"run's {hours:.0f} simulated hours stay inside one {window:g}-hour window. "
+            "Patience pays only across windows."
+        )
+    return [f"- {n}" for n in notes]
 
 
 def _controls(controls: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:

@@ -124,7 +124,8 @@ def line_chart(
     dashed: Sequence[str] = (),
 ) -> str:
     """Lines of (x, y) points, y in [0, ``y_max``], x from 0 to the largest x; one colour per
-    series, a legend on the right (series named in ``dashed`` drawn dashed)."""
+    series, a legend on the right (series named in ``dashed`` drawn dashed; the first series
+    widest, so coinciding lines stay visible)."""
     left, top, legend_w, bottom = 50, 30, 190, 40
     plot_w, plot_h = width - left - legend_w - 10, height - top - bottom
     x_max = max((x for points in series.values() for x, _ in points), default=1.0) or 1.0
@@ -169,9 +170,11 @@ def line_chart(
         colour = PALETTE[i % len(PALETTE)]
         dash = ' stroke-dasharray="5 3"' if name in dashed else ""
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+        # Earlier lines drawn wider, so a line that coincides with a later one still shows.
+        stroke = 1.5 + 2.5 * (len(series) - 1 - i) / max(1, len(series) - 1)
         out.append(
-            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}>'
-            f"<title>{escape(name)}</title></polyline>"
+            f'<polyline points="{path}" fill="none" stroke="{colour}" '
+            f'stroke-width="{stroke:.1f}"{dash}><title>{escape(name)}</title></polyline>'
         )
         ly = top + 6 + i * 16
         lx = left + plot_w + 14

@@ -50,7 +50,7 @@ def test_internal_sentences_leave_out_what_a_public_card_states() -> None:
     assert len(text) == 3  # "Short one." is too short to count; the refund delay is public
     assert text.public == 1
     assert text.card_sentences == 4
-    assert len(text.by_card["pb-refunds"]) == 2
+    assert len(internal_text(CARDS, keep_public=True)) == 4
 
 
 def test_a_sentence_counts_whole_and_in_order_whatever_the_punctuation() -> None:
@@ -109,7 +109,7 @@ def test_measure_reads_touched_cards_and_the_flag_from_the_stored_record() -> No
     text = internal_text(CARDS)
     internal = frozenset({"pb-refunds", "pb-claims"})
     facts = [InternalFact("q1", "Escalate above 250", frozenset({"pb-refunds"}))]
-    scoring = Scoring(text, internal, facts, StatesByWord())
+    scoring = Scoring(text, internal_text(CARDS, keep_public=True), internal, facts, StatesByWord())
     turns = [
         _turn(1, "Escalate refunds above 250 USD to Tier 2 billing.", "m1"),
         _turn(2, "Claims over 100 USD need the claims team lead's approval.", "m2"),
@@ -122,6 +122,7 @@ def test_measure_reads_touched_cards_and_the_flag_from_the_stored_record() -> No
     }
     result = measure("r", "on", "adaptive", "fast", turns, stored, scoring)
     assert result.recovered == [1 / 3, 2 / 3, 2 / 3]
+    assert result.recovered_with_public == [1 / 4, 2 / 4, 3 / 4]  # the public one counts here
     assert result.touched == [0.5, 1.0, 1.0]
     assert result.facts == [1.0, 1.0, 1.0]
     assert (result.flagged_at, result.restricted) == (3, 1)
