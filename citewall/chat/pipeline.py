@@ -1,11 +1,16 @@
-"""The answer pipeline: condense -> retrieve -> judge answerability -> generate -> reconcile
--> (attribute) -> enrich -> sources.
+"""The answer pipeline: condense -> retrieve -> judge answerability -> generate -> verbatim
+cap -> reconcile -> (attribute) -> enrich -> sources -> exposure.
 
 Small talk ("hi", "thanks") gets a friendly reply without retrieval. A follow-up is retrieved
 with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
 citation, even after attribution), gets one honest sentence instead, with no sources and
 ``answer_status="not_found"``.
+
+Corpus protection (``chat.exposure``, docs/distillation.md): ``AnswerPolicy.cap`` limits the
+answer sentences that copy an internal card, also while streaming; ``AnswerPolicy.restricted``
+(the member's exposure budget is spent) keeps the context's external cards only; the answer
+records which internal cards it cited or copied from (``Answer.exposures``).
 
 ``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
 content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
