@@ -47,6 +47,16 @@ class Budget:
     cards: int
     window: timedelta
 
+    @classmethod
+    def of(cls, cards: int, window_hours: float) -> Budget | None:
+        """The budget a setting asks for: ``cards`` per ``window_hours``; None when ``cards``
+        is 0 or less (the budget is off).
+
+        >>> Budget.of(0, 24) is None, Budget.of(3, 24)
+        (True, Budget(cards=3, window=datetime.timedelta(days=1)))
+        """
+        return cls(cards, timedelta(hours=window_hours)) if cards > 0 else None
+
     def since(self, now: datetime) -> datetime:
         return now - self.window
 

@@ -12,7 +12,7 @@ import dataclasses
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -84,9 +84,7 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
 def budget_of(runtime: Runtime) -> Budget | None:
     """The exposure budget the settings ask for (None: off)."""
     s = runtime.settings
-    if s.exposure_budget_cards <= 0:
-        return None
-    return Budget(cards=s.exposure_budget_cards, window=timedelta(hours=s.exposure_window_hours))
+    return Budget.of(s.exposure_budget_cards, s.exposure_window_hours)
 
 
 def answer_policy(runtime: Runtime, restricted: Restriction | None = None) -> AnswerPolicy:

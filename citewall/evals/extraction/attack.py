@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -67,9 +66,7 @@ class Defences:
     @property
     def budget(self) -> Budget | None:
         """The server's budget rule for this setting (None: no budget)."""
-        if self.exposure_budget_cards <= 0:
-            return None
-        return Budget(self.exposure_budget_cards, timedelta(hours=self.exposure_window_hours))
+        return Budget.of(self.exposure_budget_cards, self.exposure_window_hours)
 
 
 def defaults_on() -> Defences:
