@@ -67,9 +67,9 @@ from citewall.evals.bench.stats import p50_p95  # noqa: E402
 from citewall.evals.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
 from citewall.ingest.chunking import chunk_card  # noqa: E402
 from citewall.kb.card import Card  # noqa: E402
-from citewall.retrieval.lexical_handle import ReloadingLexicalIndex  # noqa: E402
 from citewall.retrieval.protocols import Embedder, Reranker  # noqa: E402
 from citewall.retrieval.records import ChunkRecord, index_text  # noqa: E402
+from citewall.retrieval.reloading import ReloadingArtifact  # noqa: E402
 
 OUT = REPO / "docs" / "perf"
 
@@ -289,7 +289,7 @@ def latency_at(
                 s,
                 embedder=embedder,
                 vector_index=index,
-                lexical=ReloadingLexicalIndex(partial(load_bm25, Path(tmp) / "bm25")),
+                lexical=ReloadingArtifact(partial(load_bm25, Path(tmp) / "bm25")),
                 reranker=rr,
             )
 

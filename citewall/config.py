@@ -202,6 +202,11 @@ class Settings(BaseSettings):
     def bm25_dir(self) -> Path:
         return self.data_dir / "bm25"
 
+    @property
+    def sentences_dir(self) -> Path:
+        """Sentence vectors computed at ingest (``retrieval.sentence_store``)."""
+        return self.data_dir / "sentences"
+
 
 def load_settings(**overrides: object) -> Settings:
     """Build settings from the environment, turning a validation error into a ConfigError.

@@ -20,7 +20,8 @@ from citewall.generation.followup import Condenser
 from citewall.generation.protocols import Generator
 from citewall.retrieval.answerability import Thresholds
 from citewall.retrieval.embedder import load_embedder
-from citewall.retrieval.factory import build_retriever
+from citewall.retrieval.factory import build_retriever, kb_embedder
+from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.storage import db, schema
 from citewall.storage.types import utcnow
@@ -33,7 +34,7 @@ class Runtime:
     settings: Settings
     engine: Engine
     session_factory: sessionmaker[Session]
-    embedder: Embedder
+    embedder: KBEmbedder
     retriever: Retriever
     generator: Generator
     condenser: Condenser
@@ -54,8 +55,8 @@ class Runtime:
         engine = db.make_engine(settings.sqlalchemy_url)
         schema.migrate(engine)
         session_factory = db.make_session_factory(engine)
-        if embedder is None:
-            embedder = load_embedder(settings)
+        # Sentence vectors stored at ingest answer what the generator would embed per turn.
+        embedder = kb_embedder(settings, embedder or load_embedder(settings))
         generator = build_generator(settings, embedder)
         return cls(
             settings=settings,
@@ -69,9 +70,10 @@ class Runtime:
         )
 
     def retriever_status(self) -> dict[str, Any]:
-        """The retriever's self-report (vector count, lexical index, reranker and why)."""
+        """The retriever's self-report (vector count, lexical index, reranker and why) and the
+        sentence vectors in use."""
         try:
-            return dict(self.retriever.status())
+            return {**self.retriever.status(), "sentence_vectors": self.embedder.status()}
         except Exception as exc:  # a broken status call must not break /readyz itself
             return {"error": type(exc).__name__}
 

@@ -1,7 +1,8 @@
 """Post-hoc attribution for replies that cite nothing (small models rarely write ``[n]``).
 
-Each answer sentence is matched to the context card holding its most similar sentence
-(cosine similarity of the packaged MiniLM embeddings). A match at or above
+Each answer sentence is matched to the context card holding its most similar sentence unit
+(cosine similarity of the packaged MiniLM embeddings; the units' vectors are the ones ingest
+stored, ``KBEmbedder.embed_sentences``). A match at or above
 ``ATTRIBUTION_THRESHOLD`` cites that card. Citations made this way are flagged
 ``attributed=True``.
 
@@ -19,7 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from citewall.citations.sentences import sentence_spans, split_sentences
+from citewall.citations.sentences import sentence_spans
+from citewall.citations.units import card_units
+from citewall.retrieval.kb_embedder import sentence_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
 
@@ -46,14 +49,14 @@ def attribute(text: str, context: Sequence[ContextChunk], embedder: Embedder) ->
     owners: list[int] = []
     passages: list[str] = []
     for i, chunk in enumerate(context):
-        for sentence in split_sentences(chunk.text or "") or [chunk.text or ""]:
-            if sentence.strip():
-                owners.append(i)
-                passages.append(sentence)
+        for unit in card_units(chunk.text or ""):
+            owners.append(i)
+            passages.append(unit)
     if not passages:
         return text
-    answer_vecs = np.asarray(embedder.embed_documents([text[s:e] for s, e in spans]))
-    passage_vecs = np.asarray(embedder.embed_documents(passages))
+    encoder = sentence_embedder(embedder)
+    answer_vecs = np.asarray(encoder.embed_documents([text[s:e] for s, e in spans]))
+    passage_vecs = np.asarray(encoder.embed_sentences(passages))
     sims = answer_vecs @ passage_vecs.T
     inserts: list[tuple[int, int]] = []  # (offset, context number)
     for row, (_, end) in zip(sims, spans, strict=True):

@@ -1,11 +1,12 @@
 """The embedded default generator: an extractive answerer that cites by construction.
 
 Deterministic, no model download beyond the packaged embedder, no API key. It splits the
-context cards into sentences, scores each against the question (cosine similarity of MiniLM
-embeddings plus lexical overlap of stemmed content words, with a small bonus for better-ranked
-cards), then answers from the retriever's best card: its best sentence first, up to three more
-of its relevant sentences, another card's only when it is as relevant as the best (MMR-style
-redundancy control throughout), each cited with ``[n]``.
+context cards into sentence units, scores each against the question (cosine similarity of
+MiniLM embeddings, the units' vectors read from what ingest stored, plus lexical overlap of
+stemmed content words, with a small bonus for better-ranked cards), then answers from the
+retriever's best card: its best sentence first, up to three more of its relevant sentences,
+another card's only when it is as relevant as the best (MMR-style redundancy control
+throughout), each cited with ``[n]``.
 
 Safety by construction: a sentence that contains a URL (or any ``scheme:`` link), a Markdown
 link, HTML, a card title or a card id is never used, so the answer cannot copy an internal
@@ -21,10 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from citewall.citations.markers import strip_markers
 from citewall.citations.sentences import split_sentences
+from citewall.citations.units import unit_text
 from citewall.citations.verbatim import words
 from citewall.generation.protocols import GeneratedReply, Turn
+from citewall.retrieval.kb_embedder import sentence_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
 from citewall.text.terms import WORD, content_terms
@@ -43,7 +45,8 @@ ANCHOR_MARGIN = 1.4
 OTHER_CARD_FLOOR = 1.2
 #: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
 DUPLICATE_SIM = 0.9
-#: Candidates embedded per answer (the cheapest lexical filter keeps latency bounded).
+#: Candidates scored per answer (the cheapest lexical filter keeps latency bounded when a
+#: sentence vector is not stored and must be embedded).
 MAX_CANDIDATES = 48
 
 NO_ANSWER = "The knowledge base has related material, but nothing in it answers this directly."
@@ -81,7 +84,8 @@ class ExtractiveGenerator:
         max_internal_sentences: int | None = None,
         span_words: int = 10,
     ) -> None:
-        self._embedder = embedder
+        # Sentence vectors come from ingest's store when the embedder has one (the server's).
+        self._embedder = sentence_embedder(embedder)
         self._max_internal = max_internal_sentences
         self._span_words = span_words
 
@@ -123,7 +127,7 @@ class ExtractiveGenerator:
             lexical = lexical[keep]
         q_vec = np.asarray(self._embedder.embed_query(question), dtype=np.float32)
         s_vecs = np.asarray(
-            self._embedder.embed_documents([c.text for c in candidates]), dtype=np.float32
+            self._embedder.embed_sentences([c.text for c in candidates]), dtype=np.float32
         )
         dense = s_vecs @ q_vec
         prior = np.array([0.04 / (1 + c.chunk_index) for c in candidates], dtype=np.float32)
@@ -256,9 +260,7 @@ def _clean(sentence: str) -> str | None:
         return None
     if _URLISH.search(s) or "`" in s:
         return None
-    s = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", s)  # list bullets
-    s = strip_markers(s).strip()
-    s = re.sub(r"[*_]{1,3}([^*_]+)[*_]{1,3}", r"\1", s)  # bold/italic emphasis
+    s = unit_text(s)  # without bullet, markers and emphasis: the unit ingest embedded
     if len(WORD.findall(s)) < 4:
         return None
     return s

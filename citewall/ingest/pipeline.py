@@ -9,7 +9,8 @@ previous version stays.
 Order of writes, so an interrupted ingest leaves a usable previous state:
 1. embed + upsert new/changed chunks into Chroma, batch by batch (upsert is idempotent);
 2. delete stale chunks (removed cards, chunks a shorter new version no longer has);
-3. rebuild BM25 from Chroma's chunks and publish it atomically (``lexical_index.save_bm25``);
+3. rebuild BM25 and the sentence vectors (``ingest.sentences``) from Chroma's chunks and
+   publish each atomically;
 4. commit the cards table (hashes + ingest version) last.
 A crash before 4 leaves the old hashes in the cards table, so the next run redoes the work.
 """
@@ -28,6 +29,7 @@ from citewall.config import Settings
 from citewall.errors import IngestError
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
+from citewall.ingest.sentences import rebuild_sentence_vectors, sentences_in_sync
 from citewall.kb.card import Card
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import open_vector_index
@@ -53,6 +55,8 @@ class IngestReport:
     refused: int = 0
     errors: list[IngestError] = field(default_factory=list)
     chunks_embedded: int = 0
+    #: Sentence units embedded for the stored sentence vectors (new ones only).
+    sentences_embedded: int = 0
     embed_s: float = 0.0
     total_s: float = 0.0
     ingest_version: int | None = None
@@ -61,7 +65,8 @@ class IngestReport:
         return (
             f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
             f"deleted {self.deleted}, refused {self.refused} "
-            f"({self.chunks_embedded} chunks embedded in {self.embed_s:.1f} s, "
+            f"({self.chunks_embedded} chunks and {self.sentences_embedded} sentences embedded "
+            f"in {self.embed_s:.1f} s, "
             f"total {self.total_s:.1f} s)"
         )
 
@@ -92,13 +97,35 @@ def _embed_and_upsert(
             bar.update(len(batch))
 
 
-def rebuild_lexical(settings: Settings, index: ChromaVectorIndex) -> str:
-    """Rebuild the BM25 artifact from every chunk in the vector index; publish atomically."""
-    records, _ = index.all_chunks()
-    records.sort(key=lambda r: r.chunk_id)
+def rebuild_lexical(settings: Settings, records: Sequence[ChunkRecord]) -> str:
+    """Rebuild the BM25 artifact from ``records`` (every chunk); publish atomically."""
+    ordered = sorted(records, key=lambda r: r.chunk_id)
     return save_bm25(
-        settings.bm25_dir, [r.chunk_id for r in records], [index_text(r) for r in records]
+        settings.bm25_dir, [r.chunk_id for r in ordered], [index_text(r) for r in ordered]
     )
+
+
+def rebuild_artifacts(
+    settings: Settings,
+    index: ChromaVectorIndex,
+    embedder: Embedder,
+    report: IngestReport,
+    *,
+    lexical: bool,
+    sentences: bool,
+) -> None:
+    """Rebuild the artifacts asked for from every chunk in the vector index."""
+    if not (lexical or sentences):
+        return
+    records, _ = index.all_chunks()
+    if lexical:
+        rebuild_lexical(settings, records)
+    if sentences:
+        t0 = time.perf_counter()
+        texts = (r.text for r in records)
+        build = rebuild_sentence_vectors(settings.sentences_dir, texts, embedder)
+        report.embed_s += time.perf_counter() - t0
+        report.sentences_embedded += build.embedded
 
 
 def _lexical_in_sync(settings: Settings, chunk_count: int) -> bool:
@@ -152,8 +179,15 @@ def ingest_cards(
     ]
     index.delete(stale)
 
-    if changed or removed or not _lexical_in_sync(settings, index.count()):
-        rebuild_lexical(settings, index)
+    moved = bool(changed or removed)
+    rebuild_artifacts(
+        settings,
+        index,
+        embedder,
+        report,
+        lexical=moved or not _lexical_in_sync(settings, index.count()),
+        sentences=moved or not sentences_in_sync(settings.sentences_dir, embedder),
+    )
 
     if changed or removed:
         with session_factory() as session:

@@ -1,8 +1,9 @@
-"""Dedupe by parent: keep the best-ranked chunk of each card, in ranking order."""
+"""Dedupe by parent: keep the best-ranked chunk of each card, in ranking order; how many chunks
+cover k cards."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -26,3 +27,17 @@ def best_per_parent(items: Iterable[T], parent_of: Callable[[T], str]) -> list[T
         seen.add(parent)
         kept.append(item)
     return kept
+
+
+def covering(items: Sequence[T], parent_of: Callable[[T], str], k: int) -> int:
+    """How many leading ``items`` hold ``k`` distinct parents (all of them when fewer exist).
+
+    >>> covering(["a#0", "a#1", "b#0", "c#0"], lambda c: c.split("#")[0], 2)
+    3
+    """
+    seen: set[str] = set()
+    for i, item in enumerate(items, start=1):
+        seen.add(parent_of(item))
+        if len(seen) >= k:
+            return i
+    return len(items)

@@ -7,12 +7,15 @@ from typing import Any
 
 from citewall.config import Settings
 from citewall.retrieval.embedder import load_embedder
-from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
-from citewall.retrieval.lexical_index import current_version, load_bm25
+from citewall.retrieval.kb_embedder import KBEmbedder
+from citewall.retrieval.lexical_index import load_bm25
 from citewall.retrieval.protocols import Embedder, Reranker
+from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.reranker import load_reranker
 from citewall.retrieval.retriever import HybridRetriever
+from citewall.retrieval.sentence_store import SentenceVectors, load_sentence_vectors
 from citewall.retrieval.vector_index import ChromaVectorIndex
+from citewall.retrieval.versioned_dir import current_version
 
 #: Sentinel: "load the reranker the settings name" (None means "no reranker").
 LOAD_FROM_SETTINGS: Any = object()
@@ -23,6 +26,18 @@ def open_vector_index(settings: Settings) -> ChromaVectorIndex:
     if settings.chroma_url:
         return ChromaVectorIndex.http(settings.chroma_url, settings.chroma_collection)
     return ChromaVectorIndex.persistent(settings.chroma_dir, settings.chroma_collection)
+
+
+def kb_embedder(settings: Settings, model: Embedder) -> KBEmbedder:
+    """``model`` with the sentence vectors ingest published (reloaded when an ingest publishes
+    new ones)."""
+    sentences: ReloadingArtifact[SentenceVectors] = ReloadingArtifact(
+        partial(load_sentence_vectors, settings.sentences_dir),
+        partial(current_version, settings.sentences_dir),
+        name="sentence vectors",
+        fallback="sentences are embedded per turn",
+    )
+    return KBEmbedder(model, sentences)
 
 
 def build_retriever(
@@ -51,7 +66,7 @@ def build_retriever(
         settings,
         embedder=embedder,
         vector_index=open_vector_index(settings),
-        lexical=ReloadingLexicalIndex(
+        lexical=ReloadingArtifact(
             partial(load_bm25, settings.bm25_dir), partial(current_version, settings.bm25_dir)
         ),
         reranker=reranker,

@@ -5,19 +5,14 @@ Layout of ``settings.bm25_dir``::
     CURRENT            # one line: the name of the live version directory
     v-<stamp>/         # bm25s arrays + ids.json + manifest.json
 
-A build writes a new version directory, then replaces ``CURRENT`` with ``os.replace`` (atomic
-on POSIX), then removes older versions. An ingest interrupted at any point leaves ``CURRENT``
-naming a complete, older index. A missing or corrupt artifact raises ``LexicalIndexError`` at
-load, which the retriever turns into ``dense_only``.
+A build is published with ``versioned_dir.publish`` (atomic: an ingest interrupted at any
+point leaves ``CURRENT`` naming a complete, older index). A missing or corrupt artifact raises
+``LexicalIndexError`` at load, which the retriever turns into ``dense_only``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,14 +21,14 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from citewall.errors import RetrievalError
 from citewall.retrieval.records import Hit
+from citewall.retrieval.reloading import ArtifactError
+from citewall.retrieval.versioned_dir import POINTER, current_version, publish
 
 FORMAT = "citewall-bm25/1"
-_POINTER = "CURRENT"
 
 
-class LexicalIndexError(RetrievalError):
+class LexicalIndexError(ArtifactError):
     """The BM25 artifact is missing, incomplete or corrupt (the message says which file)."""
 
 
@@ -91,45 +86,22 @@ def save_bm25(directory: Path, chunk_ids: Sequence[str], texts: Sequence[str]) -
     """Build and atomically publish a new index version in ``directory``; returns its name."""
     if len(chunk_ids) != len(texts):
         raise ValueError(f"{len(chunk_ids)} ids but {len(texts)} texts")
-    directory.mkdir(parents=True, exist_ok=True)
-    version = f"v-{time.time_ns()}-{uuid.uuid4().hex[:6]}"
-    tmp = directory / f".tmp-{version}"
-    tmp.mkdir()
-    try:
+
+    def write(tmp: Path, version: str) -> None:
         if chunk_ids:
             build_bm25(texts).save(str(tmp), show_progress=False)
         (tmp / "ids.json").write_text(json.dumps(list(chunk_ids)), encoding="utf-8")
         manifest = {"format": FORMAT, "count": len(chunk_ids), "version": version}
         (tmp / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-        os.replace(tmp, directory / version)
-        pointer_tmp = directory / f".{_POINTER}.{version}"
-        pointer_tmp.write_text(version + "\n", encoding="utf-8")
-        os.replace(pointer_tmp, directory / _POINTER)  # the atomic switch
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    for old in directory.iterdir():
-        if old.name not in {version, _POINTER} and old.is_dir() and old.name.startswith("v-"):
-            shutil.rmtree(old, ignore_errors=True)
-    return version
 
-
-def current_version(directory: Path) -> str | None:
-    """The live version name (a tiny file read), or None when there is no index."""
-    try:
-        return (directory / _POINTER).read_text(encoding="utf-8").strip() or None
-    except OSError:
-        return None
+    return publish(directory, write)
 
 
 def load_bm25(directory: Path) -> BM25Index:
     """Load the live version, or raise ``LexicalIndexError`` naming what is wrong."""
-    pointer = directory / _POINTER
-    if not pointer.is_file():
-        raise LexicalIndexError(
-            f"no BM25 index at {directory} (missing {pointer.name}); run ingest"
-        )
-    version = pointer.read_text(encoding="utf-8").strip()
+    version = current_version(directory)
+    if version is None:
+        raise LexicalIndexError(f"no BM25 index at {directory} (missing {POINTER}); run ingest")
     vdir = directory / version
     try:
         manifest = json.loads((vdir / "manifest.json").read_text(encoding="utf-8"))

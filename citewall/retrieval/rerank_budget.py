@@ -1,10 +1,12 @@
-"""The reranker's time budget: a thread-safe moving estimate of what a rerank will cost.
+"""The reranker's time budget: how many passages a rerank can afford, learnt from each run.
 
-A cross-encoder forward pass cannot be interrupted cheaply, so a rerank is timed and, when it
-overran the budget, its scores are discarded (the path is then ``rrf_only``). To avoid paying
-for work that will be thrown away on an overloaded machine, the budget keeps an exponentially
-weighted estimate of the cost per passage; while the estimate for a call exceeds the budget the
-call is skipped, except every ``probe_every``-th one, which runs to re-measure.
+A cross-encoder forward pass cannot be interrupted cheaply, so the budget keeps an
+exponentially weighted estimate of the cost per passage and sizes each rerank to fit: the fused
+top ``wanted`` when it fits, fewer when the machine is slower (as many as the budget divided by
+the cost per passage), but never fewer than ``minimum`` (the passages that cover the cards the
+retriever returns; below that the path could not honestly be called ``full``). When not even
+``minimum`` fits, the rerank is skipped, except every ``probe_every``-th call, which runs
+``minimum`` to re-measure. A rerank that still overran has its scores discarded.
 
 Requests run in worker threads, so the estimate and the skip counter sit behind a lock.
 """
@@ -20,14 +22,19 @@ EWMA_WEIGHT = 0.3
 
 
 class RerankBudget:
-    """Decides whether a rerank of ``n`` passages is worth running, and learns from each run.
+    """Decides how many passages a rerank runs over, and learns from each run.
 
     >>> budget = RerankBudget(budget_ms=100)
-    >>> budget.skip_estimate(20) is None          # nothing measured yet: run it
-    True
-    >>> budget.record(elapsed_ms=400, passages=20)  # 20 ms per passage
-    >>> budget.skip_estimate(20)                  # 400 ms expected > 100 ms: skip
-    400.0
+    >>> budget.plan(wanted=20, minimum=5)           # nothing measured yet: all of them
+    20
+    >>> budget.record(elapsed_ms=100, passages=20)  # 5 ms per passage
+    >>> budget.plan(wanted=20, minimum=5)           # 20 fit exactly
+    20
+    >>> budget.record(elapsed_ms=200, passages=20)  # the machine got slower: ~6.5 ms/passage
+    >>> budget.plan(wanted=20, minimum=5)
+    15
+    >>> budget.plan(wanted=20, minimum=16)          # 16 do not fit: skip
+    0
     """
 
     def __init__(
@@ -40,18 +47,28 @@ class RerankBudget:
         self._skipped = 0
         self._lock = threading.Lock()
 
-    def skip_estimate(self, passages: int) -> float | None:
-        """The estimated cost in ms when this call should be skipped, else None (run it).
+    def plan(self, *, wanted: int, minimum: int) -> int:
+        """Passages to rerank now: up to ``wanted``, at least ``minimum``; 0 means skip.
 
-        A skipped call counts toward the next probe.
+        A skipped call counts toward the next probe, which runs ``minimum`` passages.
         """
+        minimum = max(1, minimum)
         with self._lock:
-            estimate = (self._ms_per_passage or 0.0) * passages
-            if estimate > self.budget_ms and self._skipped + 1 < self.probe_every:
+            per = self._ms_per_passage
+            fits = wanted if not per else min(wanted, int(self.budget_ms // per))
+            if fits >= minimum:
+                self._skipped = 0
+                return fits
+            if self._skipped + 1 < self.probe_every:
                 self._skipped += 1
-                return estimate
+                return 0
             self._skipped = 0
-            return None
+            return minimum
+
+    def estimate(self, passages: int) -> float:
+        """The expected cost in ms of a rerank of ``passages`` (0 before any measurement)."""
+        with self._lock:
+            return (self._ms_per_passage or 0.0) * passages
 
     def record(self, *, elapsed_ms: float, passages: int) -> None:
         """Fold one measured rerank into the per-passage estimate."""

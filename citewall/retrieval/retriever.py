@@ -2,7 +2,9 @@
 
 ``hybrid_path`` says what really ran (DESIGN.md):
 
-- ``"full"``: dense and BM25 fused, then the fused top ``rerank_top_n`` reranked;
+- ``"full"``: dense and BM25 fused, then the fused top ``rerank_top_n`` reranked (fewer when
+  the time budget affords fewer, never fewer than cover the ``k`` cards returned, so every card
+  on this path was scored by the cross-encoder);
 - ``"rrf_only"``: fused, not reranked (no reranker, it raised, or it overran the budget);
 - ``"dense_only"``: the lexical index is missing, corrupt or raised. The reranker does NOT run
   on this path: "full" means fused-then-reranked, and a reranked dense-only list has no honest
@@ -14,7 +16,7 @@ Dense search failing is not degraded around: it raises ``RetrievalError`` (HTTP 
 Each stage is a public method (``embed``, ``dense``, ``lexical_hits``, ``fuse``, ``read``,
 ``rerank``), so evaluation ranks questions with the production code rather than a copy of it;
 ``retrieve`` composes them with the time budget (``RerankBudget``), the live lexical index
-(``ReloadingLexicalIndex``) and per-stage timings (``StageTimer``).
+(``ReloadingArtifact``) and per-stage timings (``StageTimer``).
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from typing import Any
 
 from citewall.config import Settings
 from citewall.errors import RetrievalError
-from citewall.retrieval.dedupe import best_per_parent
+from citewall.retrieval.dedupe import best_per_parent, covering
 from citewall.retrieval.fusion import rrf
-from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
-from citewall.retrieval.protocols import Embedder, Reranker, VectorIndex
+from citewall.retrieval.protocols import Embedder, LexicalIndex, Reranker, VectorIndex
 from citewall.retrieval.records import ChunkRecord, Hit, Vector, index_text
+from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.rerank_budget import RerankBudget
 from citewall.retrieval.timer import StageTimer
 from citewall.retrieval.types import ContextChunk, HybridPath, RetrievedContext
@@ -67,7 +69,7 @@ class HybridRetriever:
         *,
         embedder: Embedder,
         vector_index: VectorIndex,
-        lexical: ReloadingLexicalIndex,
+        lexical: ReloadingArtifact[LexicalIndex],
         reranker: Reranker | None,
         reranker_status: str = "",
     ) -> None:
@@ -152,11 +154,12 @@ class HybridRetriever:
         question: str,
         order: Sequence[str],
         records: dict[str, ChunkRecord],
+        top_n: int | None = None,
     ) -> Reranked:
-        """The fused top ``rerank_top_n`` of ``order`` reordered by the cross-encoder's logits,
-        then the rest in fused order. Ties keep the fused order (the sort is stable). Raises
-        what the reranker raises."""
-        top = list(order[: self.settings.rerank_top_n])
+        """The fused top ``top_n`` (default ``rerank_top_n``) of ``order`` reordered by the
+        cross-encoder's logits, then the rest in fused order. Ties keep the fused order (the
+        sort is stable). Raises what the reranker raises."""
+        top = list(order[: top_n or self.settings.rerank_top_n])
         logits = reranker.score(question, [index_text(records[c]) for c in top])
         if len(logits) != len(top):
             raise ValueError(f"{len(logits)} scores for {len(top)} passages")
@@ -216,7 +219,7 @@ class HybridRetriever:
         order = [cid for cid in head if cid in records]
 
         if path == "rrf_only":
-            order, path = self._rerank_within_budget(question, order, records, cands, ctx, timer)
+            order, path = self._rerank_within_budget(question, order, records, cands, ctx, timer, k)
         else:
             timer.skipped("rerank")
 
@@ -250,24 +253,40 @@ class HybridRetriever:
         cands: dict[str, _Candidate],
         ctx: RetrievedContext,
         timer: StageTimer,
+        k: int,
     ) -> tuple[list[str], HybridPath]:
         reranker = self.reranker
         if reranker is None:
             ctx.notes.append(f"reranker: {self.reranker_status}")
             timer.skipped("rerank")
             return order, "rrf_only"
-        passages = min(len(order), self.settings.rerank_top_n)
-        estimate = self.budget.skip_estimate(passages)
-        if estimate is not None:
+        wanted = min(len(order), self.settings.rerank_top_n)
+        # "full" means every card returned was scored: the head must cover k cards.
+        minimum = covering(order, lambda cid: records[cid].parent_id, k)
+        if minimum > wanted:
+            timer.skipped("rerank")
+            ctx.notes.append(
+                f"reranker skipped: {k} cards need the fused top {minimum}, more than "
+                f"rerank_top_n {wanted}"
+            )
+            return order, "rrf_only"
+        passages = self.budget.plan(wanted=wanted, minimum=minimum)
+        if passages == 0:
             ctx.rerank_over_budget = True
             timer.skipped("rerank")
             ctx.notes.append(
-                f"reranker skipped: estimated {estimate:.0f} ms > budget {self.budget.budget_ms} ms"
+                f"reranker skipped: estimated {self.budget.estimate(minimum):.0f} ms for "
+                f"{minimum} passages > budget {self.budget.budget_ms} ms"
             )
             return order, "rrf_only"
+        if passages < wanted:
+            ctx.notes.append(
+                f"reranked the fused top {passages} of {wanted}: what the budget of "
+                f"{self.budget.budget_ms} ms affords at the measured cost per passage"
+            )
         try:
             with timer.stage("rerank"):
-                reranked = self.rerank(reranker, question, order, records)
+                reranked = self.rerank(reranker, question, order, records, passages)
         except Exception as exc:
             ctx.notes.append(f"reranker failed: {type(exc).__name__}: {exc}")
             log.warning("reranker failed, rrf_only: %s", exc)

@@ -1,4 +1,4 @@
-"""The rerank budget: skip while the estimate is over budget, probe every N-th call, learn."""
+"""The rerank budget: as many passages as fit, skip when too few do, probe every N-th call."""
 
 from __future__ import annotations
 
@@ -13,13 +13,20 @@ from citewall.retrieval.rerank_budget import RerankBudget
 
 def test_runs_until_measured_then_skips_and_probes_every_tenth() -> None:
     budget = RerankBudget(budget_ms=100, probe_every=10)
-    assert budget.skip_estimate(20) is None  # nothing known: run
+    assert budget.plan(wanted=20, minimum=20) == 20  # nothing known: run
     budget.record(elapsed_ms=400, passages=20)
-    decisions = [budget.skip_estimate(20) for _ in range(20)]
-    # Nine skips, then a probe (None), then nine more skips and a probe.
-    assert [d is None for d in decisions] == ([False] * 9 + [True]) * 2
-    assert decisions[0] == 400.0
+    decisions = [budget.plan(wanted=20, minimum=20) for _ in range(20)]
+    # Nine skips, then a probe of the minimum, then nine more skips and a probe.
+    assert decisions == ([0] * 9 + [20]) * 2
+    assert budget.estimate(20) == 400.0
     assert budget.overran(400) and not budget.overran(100)
+
+
+def test_a_slower_machine_reranks_fewer_passages_not_none() -> None:
+    budget = RerankBudget(budget_ms=100)
+    budget.record(elapsed_ms=200, passages=20)  # 10 ms per passage
+    assert budget.plan(wanted=20, minimum=5) == 10
+    assert budget.plan(wanted=20, minimum=11) == 0
 
 
 def test_cheap_measurements_bring_the_estimate_back_under_budget() -> None:
@@ -27,7 +34,28 @@ def test_cheap_measurements_bring_the_estimate_back_under_budget() -> None:
     budget.record(elapsed_ms=400, passages=20)  # 20 ms/passage
     for _ in range(6):
         budget.record(elapsed_ms=20, passages=20)  # 1 ms/passage
-    assert budget.skip_estimate(20) is None
+    assert budget.plan(wanted=20, minimum=20) == 20
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.lists(st.floats(0, 1_000), max_size=10),
+    st.integers(1, 50),
+    st.integers(1, 50),
+    st.integers(1, 500),
+)
+def test_a_plan_is_a_skip_or_fits_between_minimum_and_wanted(
+    elapsed: list[float], wanted: int, minimum: int, budget_ms: int
+) -> None:
+    budget = RerankBudget(budget_ms=budget_ms, probe_every=1_000)  # no probe in this test
+    for ms in elapsed:
+        budget.record(elapsed_ms=ms, passages=10)
+    n = budget.plan(wanted=wanted, minimum=minimum)
+    if n:
+        assert minimum <= n <= wanted
+        assert budget.estimate(n) <= budget_ms + 1e-6
+    else:
+        assert budget.estimate(min(minimum, wanted)) > budget_ms or minimum > wanted
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -49,7 +77,7 @@ def test_concurrent_callers_never_lose_a_probe() -> None:
 
     def worker() -> None:
         for _ in range(250):
-            ran = budget.skip_estimate(10) is None
+            ran = budget.plan(wanted=10, minimum=10) > 0
             with lock:
                 runs.append(ran)
 

@@ -117,7 +117,7 @@ def test_reload_picks_up_a_new_bm25_artifact(ingested: Any, embedder: Any) -> No
     shutil.rmtree(ingested.bm25_dir)
     retriever = build_retriever(ingested, embedder=embedder, reranker=None)
     assert retriever.retrieve(Q).hybrid_path == "dense_only"
-    rebuild_lexical(ingested, open_vector_index(ingested))
+    rebuild_lexical(ingested, open_vector_index(ingested).all_chunks()[0])
     # No explicit reload(): the retriever notices the new live version by itself.
     assert retriever.retrieve(Q).hybrid_path == "rrf_only"
     assert retriever.status()["lexical_index"]["chunks"] == len(CARDS)

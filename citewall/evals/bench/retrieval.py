@@ -26,10 +26,10 @@ from citewall.evals.retrieval.ann import ann_recall
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import ingest_cards
 from citewall.kb.card import Card
-from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
 from citewall.retrieval.lexical_index import load_bm25, save_bm25
-from citewall.retrieval.protocols import Embedder, Reranker
+from citewall.retrieval.protocols import Embedder, LexicalIndex, Reranker
 from citewall.retrieval.records import index_text
+from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.vector_index import ChromaVectorIndex
 from citewall.storage.schema import open_database
@@ -77,7 +77,9 @@ def latency_at(
             ),
             4,
         )
-        lexical = ReloadingLexicalIndex(partial(load_bm25, Path(tmp) / "bm25"))
+        lexical: ReloadingArtifact[LexicalIndex] = ReloadingArtifact(
+            partial(load_bm25, Path(tmp) / "bm25")
+        )
         modes = {"rrf_only": None, "full": reranker} if reranker else {"rrf_only": None}
         for mode, rr in modes.items():
             retriever = HybridRetriever(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citewall.retrieval.lexical_handle import ReloadingLexicalIndex
 from citewall.retrieval.lexical_index import LexicalIndexError
 from citewall.retrieval.records import Hit
+from citewall.retrieval.reloading import ReloadingArtifact
 
 
 @dataclass
@@ -29,7 +29,7 @@ def test_reloads_only_when_the_published_version_changes() -> None:
         loads.append(published[0])
         return _Index(published[0])
 
-    handle = ReloadingLexicalIndex(load, lambda: published[0])
+    handle = ReloadingArtifact(load, lambda: published[0])
     for _ in range(3):
         index, error = handle.current()
     assert index is not None and index.version == "v1" and error is None
@@ -46,9 +46,9 @@ def test_a_missing_or_failing_artifact_is_a_reason_not_an_exception() -> None:
     def broken() -> _Index:
         raise OSError("disk gone")
 
-    assert ReloadingLexicalIndex(missing).current() == (
+    assert ReloadingArtifact(missing).current() == (
         None,
         "no BM25 index at /x (missing CURRENT); run ingest",
     )
-    index, error = ReloadingLexicalIndex(broken).current()
+    index, error = ReloadingArtifact(broken).current()
     assert index is None and error == "BM25 index failed to load: OSError: disk gone"
