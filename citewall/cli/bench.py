@@ -79,10 +79,21 @@ def retrieval(
 def api(
     clients: int = typer.Option(4, "--clients", "-c", min=1, max=64, help="Concurrent clients."),
     duration: float = typer.Option(20.0, "--duration", "-t", min=1, max=600, help="Seconds/path."),
-    paths: str = typer.Option("rrf_only,full", "--paths", help="Comma-separated: rrf_only,full."),
+    paths: str = typer.Option(
+        "rrf_only,full", "--paths", help="Comma-separated paths to load: rrf_only,full."
+    ),
     kb: Path = typer.Option(DEMO_CARDS, "--kb", help="KB to ingest."),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Directory for JSON + MD."),
-    warmup: int = typer.Option(3, "--warmup", min=0, max=50, help="Requests before timing."),
+    warmup: int = typer.Option(
+        3, "--warmup", min=0, max=50, help="Questions that only warm each server up."
+    ),
+    single: int | None = typer.Option(
+        None,
+        "--single",
+        min=0,
+        help="Questions per single-client series (streams; turn vs search), each asked once. "
+        "Default: all the dev + test questions, split between the two; 0 skips them.",
+    ),
     rerank_budget_ms: int = typer.Option(
         60_000,
         "--rerank-budget-ms",
@@ -91,7 +102,8 @@ def api(
         "is what gets measured rather than its over-budget rrf_only fallback).",
     ),
 ) -> None:
-    """Requests/s and p50/p95 latency of POST /api/v1/chat for the rrf_only and full paths."""
+    """Time to first token (extractive and OpenAI-compatible), a turn vs a search, and
+    requests/s with p50/p95 and CPU share for the rrf_only and full paths under load."""
     with cli_errors():
         # Deferred: the load generator imports the embedding model's package.
         from citewall.evals.bench.api import PATHS, markdown, run
@@ -101,23 +113,27 @@ def api(
         if not wanted or not set(wanted) <= set(PATHS):
             typer.echo(f"error: --paths {paths!r}: use rrf_only and/or full", err=True)
             raise typer.Exit(2)
-        questions = [
-            q.question for q in load_questions(require(QUESTIONS_DIR / "questions.dev.jsonl"))
-        ]
-        typer.echo(f"{', '.join(wanted)}: {clients} clients for {duration:.0f} s each...", err=True)
+        splits = [require(QUESTIONS_DIR / f"questions.{s}.jsonl") for s in ("dev", "test")]
+        asked = [q.question for split in splits for q in load_questions(split)]
+        questions = list(dict.fromkeys(asked))  # distinct, in file order
+        typer.echo(
+            f"single client on {len(questions)} questions, then {', '.join(wanted)}: "
+            f"{clients} clients for {duration:.0f} s each...",
+            err=True,
+        )
         report = run(
             kb=require(kb),
-            questions=questions[:60],
+            questions=questions,
             paths=wanted,
             clients=clients,
             duration_s=duration,
             warmup=warmup,
             rerank_budget_ms=rerank_budget_ms,
+            single_questions=single,
         )
-    _write(out, "bench_api", report, markdown(report))
-    failed = sum(r["errors"] for r in report["results"])
-    if failed:
-        typer.echo(f"error: {failed} request(s) failed", err=True)
+    _write(out, "bench_api", report.as_json(), markdown(report))
+    if report.errors:
+        typer.echo(f"error: {report.errors} request(s) failed", err=True)
         raise typer.Exit(1)
 
 

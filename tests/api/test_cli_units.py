@@ -1,4 +1,4 @@
-"""The pure parts of `citewall demo` and `citewall bench api`."""
+"""The pure parts of `citewall demo`, and the benchmarks' percentile rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewall.cli.demo import demo_tokens
-from citewall.evals.bench.api import markdown
 from citewall.evals.bench.stats import percentile
 
 from .conftest import ApiEnv
@@ -39,21 +38,5 @@ def test_percentile_is_bounded_and_monotone(values: list[float], q: float) -> No
     assert percentile(values, min(1.0, q + 0.1)) >= p - 1e-9
 
 
-def test_percentile_of_nothing_is_nan_and_markdown_has_a_row_per_path() -> None:
+def test_percentile_of_nothing_is_nan() -> None:
     assert math.isnan(percentile([], 0.5))
-    row = {
-        "path": "rrf_only",
-        "requests": 3,
-        "requests_per_s": 1.5,
-        "p50_ms": 10.0,
-        "p95_ms": 20.0,
-        "mean_ms": 12.0,
-        "errors": 0,
-        "hybrid_paths": {"rrf_only": 3},
-        "loadavg_1m_before": 1.0,
-        "loadavg_1m_after": 1.2,
-    }
-    md = markdown(
-        {"clients": 2, "duration_s": 5, "kb": "kb/demo", "machine": "x", "results": [row]}
-    )
-    assert "| rrf_only | 3 | 1.5 | 10.0 | 20.0 | 12.0 | 0 | rrf_only: 3 |" in md

@@ -2,12 +2,15 @@
 
 Only 127.0.0.1 is ever used. The server runs as a subprocess of this Python (same venv), on a
 free port, with a throwaway data dir: SQLite, embedded Chroma, the demo KB ingested through the
-CLI, the rate limit off, no model hub.
+CLI, the rate limit off, no model hub. The requests a benchmark times against it
+(``ask_ms``, ``stream_ms``) live here too, and the CPU that client and server each used
+(``own_cpu_s``, ``process_cpu_s``): they share the machine's cores.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -16,11 +19,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
 #: Seconds a server may take to become ready (models load, the index opens).
 READY_TIMEOUT_S = 180.0
+#: The endpoints a question is posted to, and the body field that carries it.
+Endpoint = Literal["chat", "search"]
+QUESTION_FIELD: dict[Endpoint, str] = {"chat": "message", "search": "query"}
+#: Clock ticks per second: the unit of the CPU times in /proc/<pid>/stat.
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -75,9 +84,28 @@ def prepare(env: dict[str, str], kb: Path, member: str) -> str:
     return add_user(env, member)
 
 
+def own_cpu_s() -> float:
+    """User + system CPU seconds this process (every thread) has used so far."""
+    times = os.times()
+    return times.user + times.system
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds process ``pid`` (every thread) has used so far, from
+    /proc/<pid>/stat; None where there is no /proc (not Linux) or the process is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return None
+    # Fields after the parenthesised command name (which may hold spaces): state is the first,
+    # utime and stime the 12th and 13th (proc(5) fields 14 and 15).
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
 @dataclass(frozen=True, slots=True)
 class Served:
-    """A running server: its base URL and process (for RSS readings)."""
+    """A running server: its base URL and process (for CPU and RSS readings)."""
 
     base_url: str
     process: subprocess.Popen[bytes]
@@ -122,3 +150,68 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = READY
                 return
         time.sleep(0.3)
     raise RuntimeError(f"the server was not ready within {timeout_s:.0f} s")
+
+
+class RequestFailed(RuntimeError):
+    """A request that did not give a whole answer (its kind is the message): counted as an
+    error when timed, fatal while warming up (the server is broken)."""
+
+
+def ask_ms(
+    client: httpx.Client, served: Served, token: str, endpoint: Endpoint, question: str
+) -> float:
+    """Milliseconds of one ``POST /api/v1/<endpoint>`` of ``question``; ``RequestFailed`` on a
+    non-200."""
+    body = {QUESTION_FIELD[endpoint]: question}
+    t0 = time.perf_counter()
+    r = client.post(
+        f"{served.base_url}/api/v1/{endpoint}",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    elapsed = (time.perf_counter() - t0) * 1000.0
+    if r.status_code != 200:
+        raise RequestFailed(f"HTTP {r.status_code}")
+    return elapsed
+
+
+def stream_ms(
+    client: httpx.Client, served: Served, token: str, question: str
+) -> tuple[float, float]:
+    """(ms to the first answer text, ms to the ``final`` event) of one ``POST
+    /api/v1/chat/stream``. The first answer text is the first ``token`` event with a non-empty
+    delta (the ``final`` event, for an answer with no text). ``RequestFailed`` on a non-200,
+    an ``error`` event or a stream that ends without ``final``."""
+    t0 = time.perf_counter()
+    first: float | None = None
+    event = ""
+    with client.stream(
+        "POST",
+        f"{served.base_url}/api/v1/chat/stream",
+        json={"message": question},
+        headers={"Authorization": f"Bearer {token}"},
+    ) as r:
+        if r.status_code != 200:
+            raise RequestFailed(f"HTTP {r.status_code}")
+        for line in r.iter_lines():
+            if line.startswith("event:"):
+                event = line[6:].strip()
+                if event == "error":
+                    raise RequestFailed("error event")
+            elif line.startswith("data:") and event == "token" and first is None:
+                if json.loads(line[5:]).get("delta"):
+                    first = (time.perf_counter() - t0) * 1000.0
+            elif line.startswith("data:") and event == "final":
+                done = (time.perf_counter() - t0) * 1000.0
+                return (done if first is None else first), done
+    raise RequestFailed("the stream ended without a final event")
+
+
+def warm_up(served: Served, token: str, questions: list[str]) -> None:
+    """Ask each of ``questions`` as a turn, a search and a stream: models and indexes warm,
+    first-call costs paid. These questions are timed nowhere."""
+    with httpx.Client(timeout=120) as client:
+        for question in questions:
+            ask_ms(client, served, token, "chat", question)
+            ask_ms(client, served, token, "search", question)
+            stream_ms(client, served, token, question)
