@@ -49,8 +49,10 @@ class LangChainModels:
 
 @dataclass(slots=True)
 class LangChainPipeline:
-    """``ensemble`` = BM25 + Chroma fused; ``reranked`` = ensemble + cross-encoder rerank."""
+    """``dense`` = Chroma alone; ``ensemble`` = BM25 + Chroma fused; ``reranked`` = ensemble +
+    cross-encoder rerank."""
 
+    dense: Any
     ensemble: Any
     reranked: Any
     vectorstore: Any
@@ -152,7 +154,7 @@ def build_pipeline(
         base_retriever=ensemble,
     )
     return LangChainPipeline(
-        ensemble=ensemble, reranked=reranked, vectorstore=vectorstore, bm25=bm25
+        dense=dense, ensemble=ensemble, reranked=reranked, vectorstore=vectorstore, bm25=bm25
     )
 
 
