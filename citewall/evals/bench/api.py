@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -296,9 +297,12 @@ def load_path(
     ).json()
     load1 = os.getloadavg()[0]
     client0, server0 = own_cpu_s(), process_cpu_s(served.process.pid)
-    latencies, paths, errors, wall = asyncio.run(
-        load_chat(served.base_url, token, questions, clients, duration_s)
-    )
+    # A loop of its own in a thread of its own: the caller may already run an event loop
+    # (a test session that drove a browser does), and asyncio.run refuses to nest.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        latencies, paths, errors, wall = pool.submit(
+            asyncio.run, load_chat(served.base_url, token, questions, clients, duration_s)
+        ).result()
     client1, server1 = own_cpu_s(), process_cpu_s(served.process.pid)
     return LoadResult(
         path=name,
