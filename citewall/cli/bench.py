@@ -59,7 +59,9 @@ def retrieval(
                 local_only=True,
             )
             reranker = CrossEncoderReranker(
-                model, name="packaged MiniLM, untrained head", bf16=settings.reranker_bf16
+                model,
+                name="packaged MiniLM, untrained head",
+                precision="bf16" if settings.reranker_precision == "bf16" else "fp32",
             )
             status = reranker.name
         result = run(

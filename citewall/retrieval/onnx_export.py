@@ -1,0 +1,252 @@
+"""Exporting the embedder and the cross-encoder to ONNX once, into a cache keyed by content.
+
+An export takes seconds and needs torch; loading a cached one needs neither, so a server
+start that finds its export skips importing torch and sentence-transformers (~4 s). The cache
+folder's name is a hash of the model directory (file names and sizes, the content of the
+weights and configs) and of ``EXPORT_FORMAT``: new weights or a new export recipe get a new
+folder, never a stale graph. Folders appear whole (built in a temp folder, then
+``os.replace``), so a crash mid-export leaves no half-written cache behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from citewall.errors import CitewallError
+
+if TYPE_CHECKING:
+    import torch
+
+ModelKind = Literal["embedder", "cross-encoder"]
+
+#: Bump when the exported graph changes (inputs, outputs, opset, quantisation), so old caches
+#: are not reused.
+EXPORT_FORMAT = 1
+OPSET = 17
+MODEL_FILE = "model.onnx"
+INT8_FILE = "model.int8.onnx"
+MANIFEST_FILE = "manifest.json"
+INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+#: Whose content goes into the key, beside every file's name and size.
+_HASHED_SUFFIXES = {".safetensors", ".bin", ".json", ".txt", ".model"}
+#: int8 dynamic quantisation options; the best of the four combinations by score agreement with
+#: fp32 and speed (`citewall bench models`, docs/performance.md).
+INT8_PER_CHANNEL = False
+INT8_REDUCE_RANGE = False
+
+
+class OnnxUnavailable(CitewallError):
+    """The ONNX path cannot run for this model; the message says why (torch runs instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What a loader needs to know about an export besides the graph."""
+
+    kind: ModelKind
+    #: Embedding width (embedder) or 1 (cross-encoder: one logit per pair).
+    dimension: int
+    #: Truncation length the torch model uses (the embedder's ``max_seq_length``).
+    max_length: int
+    #: sentence-transformers lower-cases before tokenising when the model says so.
+    lower_case: bool = False
+    format: int = EXPORT_FORMAT
+
+    def write(self, folder: Path) -> None:
+        data = {
+            "kind": self.kind,
+            "dimension": self.dimension,
+            "max_length": self.max_length,
+            "lower_case": self.lower_case,
+            "format": self.format,
+        }
+        (folder / MANIFEST_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def read(cls, folder: Path, kind: ModelKind) -> Manifest:
+        """The manifest of ``folder``; ``OnnxUnavailable`` if it is missing, corrupt or stale."""
+        try:
+            data = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+            manifest = cls(
+                kind=data["kind"],
+                dimension=int(data["dimension"]),
+                max_length=int(data["max_length"]),
+                lower_case=bool(data["lower_case"]),
+                format=int(data["format"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise OnnxUnavailable(f"unreadable {MANIFEST_FILE}: {type(exc).__name__}") from exc
+        if manifest.kind != kind or manifest.format != EXPORT_FORMAT:
+            raise OnnxUnavailable(f"{MANIFEST_FILE} is for {manifest.kind} v{manifest.format}")
+        return manifest
+
+
+def local_model_dir(name: str) -> Path:
+    """The local directory holding model ``name`` (a path, or a name in the local Hugging Face
+    cache); ``OnnxUnavailable`` when there is none (the torch loader may still download it)."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path.resolve()
+    # Deferred: huggingface_hub reads HF_HUB_OFFLINE once, at import; the embedder sets it for
+    # the packaged model before any model is loaded.
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(name, local_files_only=True))
+    except Exception as exc:
+        raise OnnxUnavailable(f"{name!r} is not a local model directory") from exc
+
+
+def cache_key(model_dir: Path, kind: ModelKind) -> str:
+    """A hash of the model directory's files and of the export format (hex, 24 characters)."""
+    digest = hashlib.sha256(f"{kind}\0format {EXPORT_FORMAT}\0opset {OPSET}\0".encode())
+    files = sorted(
+        p
+        for p in model_dir.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(model_dir).parts)
+    )
+    for path in files:
+        rel = path.relative_to(model_dir).as_posix()
+        digest.update(f"{rel}\0{path.stat().st_size}\0".encode())
+        if path.suffix in _HASHED_SUFFIXES:
+            with path.open("rb") as fh:
+                digest.update(hashlib.file_digest(fh, "blake2b").digest())
+    return digest.hexdigest()[:24]
+
+
+def cache_folder(root: Path, model_dir: Path, kind: ModelKind) -> Path:
+    """Where the export of ``model_dir`` as ``kind`` lives under ``root``."""
+    return root / f"{kind}-{cache_key(model_dir, kind)}"
+
+
+def publish(folder: Path, fill: Callable[[Path], None]) -> None:
+    """Create ``folder`` whole: ``fill`` writes into a temp folder beside it, which is then
+    renamed. If another process published it first, its copy is kept."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        tmp.chmod(0o755)  # mkdtemp makes it 0700: private to whoever exported first
+        fill(tmp)
+        try:
+            os.replace(tmp, folder)
+        except OSError:
+            if not (folder / MANIFEST_FILE).exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _export(module: torch.nn.Module, dest: Path, output: str) -> None:
+    """Trace ``module(input_ids, attention_mask, token_type_ids)`` into ``dest`` (TorchScript
+    exporter; dynamic batch and sequence axes)."""
+    # Deferred: torch takes seconds to import; only a process that exports pays for it.
+    import torch
+
+    sample = torch.ones((2, 8), dtype=torch.long)
+    axes = {name: {0: "batch", 1: "sequence"} for name in INPUT_NAMES}
+    with torch.inference_mode(False), torch.no_grad():
+        torch.onnx.export(
+            module.eval(),
+            (sample, torch.ones_like(sample), torch.zeros_like(sample)),
+            str(dest),
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=list(INPUT_NAMES),
+            output_names=[output],
+            dynamic_axes={**axes, output: {0: "batch"}},
+        )
+
+
+def export_embedder(model: torch.nn.Module, folder: Path) -> None:
+    """Write a ``SentenceTransformer``'s whole pipeline (transformer, its pooling as
+    configured, any dense or normalise module) as ``MODEL_FILE`` plus its manifest."""
+    # Deferred: as in ``_export``.
+    import torch
+
+    class SentenceEmbedding(torch.nn.Module):
+        def __init__(self, st: torch.nn.Module) -> None:
+            super().__init__()
+            self.st = st
+
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, types: torch.Tensor
+        ) -> torch.Tensor:
+            features = {
+                "input_ids": input_ids,
+                "attention_mask": attention_mask,
+                "token_type_ids": types,
+            }
+            out: torch.Tensor = self.st(features)["sentence_embedding"]
+            return out
+
+    _export(SentenceEmbedding(model), folder / MODEL_FILE, "embedding")
+    getter = getattr(model, "get_embedding_dimension", None)
+    dimension = getter() if getter else model.get_sentence_embedding_dimension()  # type: ignore[operator]
+    first = model[0]  # type: ignore[index]
+    Manifest(
+        kind="embedder",
+        dimension=int(dimension),
+        max_length=int(model.max_seq_length),  # type: ignore[arg-type]
+        lower_case=bool(getattr(first, "do_lower_case", False)),
+    ).write(folder)
+
+
+def export_cross_encoder(model: torch.nn.Module, folder: Path) -> None:
+    """Write a seeded ``CrossEncoder``'s sequence classifier (raw logits) as ``MODEL_FILE``."""
+    # Deferred: as in ``_export``.
+    import torch
+
+    class PairLogits(torch.nn.Module):
+        def __init__(self, classifier: torch.nn.Module) -> None:
+            super().__init__()
+            self.classifier = classifier
+
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, types: torch.Tensor
+        ) -> torch.Tensor:
+            out = self.classifier(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=types
+            )
+            logits: torch.Tensor = out.logits
+            return logits
+
+    _export(PairLogits(model.model), folder / MODEL_FILE, "logits")  # type: ignore[arg-type]
+    Manifest(
+        kind="cross-encoder",
+        dimension=1,
+        max_length=int(model.max_seq_length),  # type: ignore[arg-type]
+    ).write(folder)
+
+
+def quantize_int8(folder: Path) -> Path:
+    """``INT8_FILE`` beside the fp32 export (dynamic int8 weights, made once, written
+    atomically); its path. Raises ``OnnxUnavailable`` when the quantiser is missing."""
+    dest = folder / INT8_FILE
+    if dest.exists():
+        return dest
+    try:
+        # Deferred: the quantiser imports the onnx package; only int8 needs it.
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        raise OnnxUnavailable(f"int8 quantisation needs the onnx package ({exc})") from exc
+    tmp = folder / f".{os.getpid()}-{INT8_FILE}"
+    try:
+        quantize_dynamic(
+            folder / MODEL_FILE,
+            tmp,
+            per_channel=INT8_PER_CHANNEL,
+            reduce_range=INT8_REDUCE_RANGE,
+            weight_type=QuantType.QInt8,
+        )
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
