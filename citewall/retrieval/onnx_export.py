@@ -226,10 +226,21 @@ def export_cross_encoder(model: torch.nn.Module, folder: Path) -> None:
     ).write(folder)
 
 
-def quantize_int8(folder: Path) -> Path:
-    """``INT8_FILE`` beside the fp32 export (dynamic int8 weights, made once, written
-    atomically); its path. Raises ``OnnxUnavailable`` when the quantiser is missing."""
-    dest = folder / INT8_FILE
+def int8_file(
+    *, per_channel: bool = INT8_PER_CHANNEL, reduce_range: bool = INT8_REDUCE_RANGE
+) -> str:
+    """The int8 file name for these quantisation options (the defaults: ``INT8_FILE``)."""
+    if (per_channel, reduce_range) == (INT8_PER_CHANNEL, INT8_REDUCE_RANGE):
+        return INT8_FILE
+    return f"model.int8-pc{int(per_channel)}-rr{int(reduce_range)}.onnx"
+
+
+def quantize_int8(
+    folder: Path, *, per_channel: bool = INT8_PER_CHANNEL, reduce_range: bool = INT8_REDUCE_RANGE
+) -> Path:
+    """An int8 copy of the fp32 export beside it (dynamic quantisation of the weights, made
+    once, written atomically); its path. ``OnnxUnavailable`` when the quantiser is missing."""
+    dest = folder / int8_file(per_channel=per_channel, reduce_range=reduce_range)
     if dest.exists():
         return dest
     try:
@@ -237,13 +248,13 @@ def quantize_int8(folder: Path) -> Path:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise OnnxUnavailable(f"int8 quantisation needs the onnx package ({exc})") from exc
-    tmp = folder / f".{os.getpid()}-{INT8_FILE}"
+    tmp = folder / f".{os.getpid()}-{dest.name}"
     try:
         quantize_dynamic(
             folder / MODEL_FILE,
             tmp,
-            per_channel=INT8_PER_CHANNEL,
-            reduce_range=INT8_REDUCE_RANGE,
+            per_channel=per_channel,
+            reduce_range=reduce_range,
             weight_type=QuantType.QInt8,
         )
         os.replace(tmp, dest)

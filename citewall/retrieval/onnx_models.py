@@ -23,6 +23,8 @@ from tokenizers import Encoding, Tokenizer
 
 from citewall.retrieval.onnx_export import (
     INPUT_NAMES,
+    INT8_PER_CHANNEL,
+    INT8_REDUCE_RANGE,
     MODEL_FILE,
     Manifest,
     ModelKind,
@@ -103,15 +105,18 @@ class OnnxModel:
         feeds = {i.name: arrays[i.name] for i in self.session.get_inputs()}
         return np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)
 
-    def quantized(self) -> OnnxModel:
+    def quantized(
+        self, *, per_channel: bool = INT8_PER_CHANNEL, reduce_range: bool = INT8_REDUCE_RANGE
+    ) -> OnnxModel:
         """The same model with int8 weights (quantised once, cached beside the fp32 export);
         an unreadable cached int8 file is quantised again."""
-        path = quantize_int8(self.folder)
+        options = {"per_channel": per_channel, "reduce_range": reduce_range}
+        path = quantize_int8(self.folder, **options)
         try:
             session = open_session(path, self.threads)
         except Exception:
             path.unlink(missing_ok=True)
-            session = open_session(quantize_int8(self.folder), self.threads)
+            session = open_session(quantize_int8(self.folder, **options), self.threads)
         return replace(self, session=session)
 
 
@@ -213,7 +218,8 @@ class OnnxCrossEncoder:
         batch_size: int = 8,
         warm_up: bool = True,
     ) -> None:
-        self._model = model
+        #: The session and tokenizer (the benchmark builds variants of it).
+        self.model = model
         self.name = name
         self.precision = precision
         self.batch_size = batch_size
@@ -225,8 +231,8 @@ class OnnxCrossEncoder:
         """One raw logit per passage, in the order given."""
         if not passages:
             return []
-        encodings = self._model.tokenizer.encode_batch([(query, p) for p in passages])
+        encodings = self.model.tokenizer.encode_batch([(query, p) for p in passages])
         logits = np.zeros(len(passages), dtype=np.float32)
         for batch in length_sorted_batches([len(e.ids) for e in encodings], self.batch_size):
-            logits[batch] = self._model.run([encodings[i] for i in batch]).reshape(-1)
+            logits[batch] = self.model.run([encodings[i] for i in batch]).reshape(-1)
         return [float(x) for x in logits]
