@@ -25,7 +25,12 @@ from citewall.retrieval.onnx_export import (
     export_cross_encoder,
     local_model_dir,
 )
-from citewall.retrieval.onnx_models import OnnxCrossEncoder, length_sorted_batches, load_onnx_model
+from citewall.retrieval.onnx_models import (
+    RERANK_BATCH,
+    OnnxCrossEncoder,
+    length_sorted_batches,
+    load_onnx_model,
+)
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +39,6 @@ ENABLE_HINT = (
     "set CITEWALL_RERANKER_MODEL=/path/to/cross-encoder (a local sentence-transformers "
     "CrossEncoder directory) to enable the full path"
 )
-
-
-#: Pairs per forward pass; pairs are sorted by token length first, so a batch pads only to
-#: its own longest pair (measured with `citewall bench models`, docs/performance.md).
-RERANK_BATCH = 8
 
 
 class CrossEncoderReranker:

@@ -136,7 +136,7 @@ def embedding(
             "chunks_per_s": {r: _per_s(len(chunks), percentile(v, 0.5)) for r, v in docs.items()},
             "onnx_chunks_per_s_by_batch": by_batch,
         },
-        "cosine": {"min": round(float(cosines.min()), 6), "mean": round(float(cosines.mean()), 6)},
+        "cosine": {"min": round(float(cosines.min()), 8), "mean": round(float(cosines.mean()), 8)},
     }
 
 
