@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from citewall.config import Settings, hf_offline_env
 from citewall.errors import ConfigError
-from citewall.retrieval.onnx_export import OnnxUnavailable, export_embedder, local_model_dir
+from citewall.retrieval.onnx_export import export_embedder, fallback_reason, local_model_dir
 from citewall.retrieval.onnx_models import OnnxEmbedder, load_onnx_model
 from citewall.retrieval.records import Vector
 
@@ -87,8 +87,10 @@ def load_embedder(settings: Settings) -> SentenceTransformerEmbedder | OnnxEmbed
     if settings.model_runtime == "onnx":
         try:
             return _onnx_embedder(name, settings)
-        except OnnxUnavailable as exc:
-            log.warning("embedder %r runs on torch: ONNX unavailable: %s", name, exc)
+        except Exception as exc:  # any failure: torch runs, after one warning saying why
+            log.warning(
+                "embedder %r runs on torch: ONNX unavailable: %s", name, fallback_reason(exc)
+            )
     return SentenceTransformerEmbedder(_sentence_transformer(name, settings), name=name)
 
 

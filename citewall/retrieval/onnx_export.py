@@ -48,6 +48,11 @@ class OnnxUnavailable(CitewallError):
     """The ONNX path cannot run for this model; the message says why (torch runs instead)."""
 
 
+def fallback_reason(exc: Exception) -> str:
+    """Why the ONNX path did not run, for the one warning and the status line."""
+    return str(exc) if isinstance(exc, OnnxUnavailable) else f"{type(exc).__name__}: {exc}"
+
+
 @dataclass(frozen=True, slots=True)
 class Manifest:
     """What a loader needs to know about an export besides the graph."""

@@ -21,8 +21,8 @@ import numpy as np
 
 from citewall.config import RerankerPrecision, Settings
 from citewall.retrieval.onnx_export import (
-    OnnxUnavailable,
     export_cross_encoder,
+    fallback_reason,
     local_model_dir,
 )
 from citewall.retrieval.onnx_models import (
@@ -157,8 +157,8 @@ def load_reranker(
         try:
             onnx = _onnx_reranker(name, settings)
             return onnx, _loaded(name, settings, onnx.runtime, onnx.precision)
-        except OnnxUnavailable as exc:
-            onnx_problem = str(exc)
+        except Exception as exc:  # any failure: torch runs, and the status line says why
+            onnx_problem = fallback_reason(exc)
     if settings.torch_threads:
         # Deferred: torch takes seconds to import (see build_cross_encoder).
         import torch
@@ -204,7 +204,7 @@ def load_reranker(
 
 def _onnx_reranker(name: str, settings: Settings) -> OnnxCrossEncoder:
     """The cross-encoder from its cached export (exported from the seeded torch model when
-    missing); ``OnnxUnavailable`` says why it cannot run."""
+    missing); raises (``OnnxUnavailable`` with the reason, mostly) when it cannot run."""
     model_dir = local_model_dir(name)
 
     def export(folder: Path) -> None:
