@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Pairs per forward pass; pairs are sorted by token length first, so a batch pads only to
-#: its own longest pair. `citewall bench models`, top 20 at 256 tokens: 4 was fastest on both
-#: runtimes (p50 torch 1140 / onnx 1063 ms; 8: 1202 / 1164; 16: 1247 / 1324; 32: 2009 / 2170).
+#: its own longest pair. `citewall bench models` (top 20, 256 tokens, rerank p50 ms, torch /
+#: onnx): batch 4 1215 / 1079, 8 1258 / 1072, 16 1254 / 1323, 32 2013 / 2108; an earlier run
+#: had 4 fastest on both. Bigger batches pad more and lose.
 RERANK_BATCH = 4
 
 
