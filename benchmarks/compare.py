@@ -382,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     reranker = CrossEncoderReranker(
         build_cross_encoder(model_path, max_length=settings.reranker_max_length, local_only=True),
         name="packaged MiniLM, untrained head",
-        bf16=settings.reranker_bf16,
+        precision="bf16" if settings.reranker_precision == "bf16" else "fp32",
     )
     models = load_models(model_path, max_length=settings.reranker_max_length)
     labelled = [

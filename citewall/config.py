@@ -19,6 +19,8 @@ from sqlalchemy.exc import ArgumentError
 from citewall.errors import ConfigError
 
 GeneratorName = Literal["extractive", "openai"]
+ModelRuntime = Literal["onnx", "torch"]
+RerankerPrecision = Literal["fp32", "bf16", "int8"]
 
 #: The reranker the design names; loaded from the local model cache or a hub where reachable.
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -50,18 +52,25 @@ class Settings(BaseSettings):
     reranker_max_length: int = Field(default=256, ge=16, le=4096)
     rerank_top_n: int = Field(default=20, ge=1, le=200)
     rerank_budget_ms: int = Field(default=1500, ge=1)
-    reranker_bf16: bool = Field(
-        default=False,
-        description="CPU bfloat16 autocast for the cross-encoder; only faster on CPUs with "
-        "native bf16 (AVX512_BF16/AMX), 3x slower without (docs/retrieval.md).",
+    model_runtime: ModelRuntime = Field(
+        default="onnx",
+        description="Runtime of the embedder and the cross-encoder. onnx: exported once into "
+        "the data dir, run by onnxruntime (faster at equal output, docs/performance.md); "
+        "torch: sentence-transformers. A failed onnx load falls back to torch, saying why.",
+    )
+    reranker_precision: RerankerPrecision = Field(
+        default="fp32",
+        description="Cross-encoder precision. int8: dynamically quantised ONNX (onnx runtime "
+        "only); bf16: CPU bfloat16 autocast (torch runtime only, fast only on CPUs with "
+        "native bf16). Elsewhere fp32 runs, with a logged reason.",
     )
     torch_threads: int | None = Field(
         default=1,
         ge=1,
         le=256,
-        description="Intra-op threads per model call. 1: the server runs requests in parallel, "
-        "and on a busy 2-core machine two threads per call made a query embedding 10-30x "
-        "slower (docs/performance.md). 'auto' lets torch choose.",
+        description="Intra-op threads per model call (torch and onnxruntime). 1: the server "
+        "runs requests in parallel, and on a busy 2-core machine two threads per call made a "
+        "query embedding 10-30x slower (docs/performance.md). 'auto' lets the runtime choose.",
     )
 
     # -- retrieval -----------------------------------------------------------------------------
@@ -206,6 +215,11 @@ class Settings(BaseSettings):
     def sentences_dir(self) -> Path:
         """Sentence vectors computed at ingest (``retrieval.sentence_store``)."""
         return self.data_dir / "sentences"
+
+    @property
+    def onnx_dir(self) -> Path:
+        """The cache of ONNX exports, one folder per model content and export format."""
+        return self.data_dir / "models" / "onnx"
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -18,8 +18,8 @@ from citewall.errors import UserError
 from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
-    help="Benchmarks: retrieval latency per stage and size; API load; the cost of follow-up "
-    "condensation and abstention.",
+    help="Benchmarks: retrieval latency per stage and size; API load; torch vs onnx models; the "
+    "cost of follow-up condensation and abstention.",
     no_args_is_help=True,
 )
 
@@ -59,7 +59,9 @@ def retrieval(
                 local_only=True,
             )
             reranker = CrossEncoderReranker(
-                model, name="packaged MiniLM, untrained head", bf16=settings.reranker_bf16
+                model,
+                name="packaged MiniLM, untrained head",
+                precision="bf16" if settings.reranker_precision == "bf16" else "fp32",
             )
             status = reranker.name
         result = run(
@@ -135,6 +137,40 @@ def api(
     if report.errors:
         typer.echo(f"error: {report.errors} request(s) failed", err=True)
         raise typer.Exit(1)
+
+
+@app.command("models")
+def models(
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
+    rerank_questions: int = typer.Option(
+        40,
+        "--rerank-questions",
+        min=1,
+        help="Test questions reranked at every precision (bf16 is slow without native bf16).",
+    ),
+    sweep_questions: int = typer.Option(
+        20, "--sweep-questions", min=1, help="Questions for the batch and int8-option sweeps."
+    ),
+) -> None:
+    """torch vs onnx for the embedder and the cross-encoder: latency, throughput, agreement."""
+    with cli_errors():
+        # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
+        from citewall.config import get_settings
+        from citewall.evals.bench.models import markdown, run
+        from citewall.evals.questions import load_questions
+        from citewall.retrieval.embedder import default_embedding_model_path
+
+        with tempfile.TemporaryDirectory(prefix="citewall-bench-models-") as tmp:
+            report = run(
+                demo=require(DEMO_CARDS),
+                questions=load_questions(require(QUESTIONS_DIR / "questions.test.jsonl")),
+                model_dir=default_embedding_model_path(),
+                work_dir=Path(tmp),
+                threads=get_settings().torch_threads,
+                rerank_questions=rerank_questions,
+                sweep_questions=sweep_questions,
+            )
+    _write(out, "bench_models", report, markdown(report))
 
 
 @app.command("answering")

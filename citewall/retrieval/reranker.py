@@ -4,17 +4,35 @@ The design's default is ``cross-encoder/ms-marco-MiniLM-L-6-v2``. No PyPI packag
 trained cross-encoder, so on an offline machine it loads only from the local Hugging Face
 cache or a local path (``CITEWALL_RERANKER_MODEL``). When it cannot be loaded the server
 still starts and retrieval runs ``rrf_only``; ``load_reranker`` says why and how to fix it.
+
+With ``CITEWALL_MODEL_RUNTIME=onnx`` (the default) a loadable cross-encoder runs from its
+cached ONNX export; its status line says which runtime and precision really run.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 
-from citewall.config import Settings
+from citewall.config import RerankerPrecision, Settings
+from citewall.retrieval.onnx_export import (
+    export_cross_encoder,
+    fallback_reason,
+    local_model_dir,
+)
+from citewall.retrieval.onnx_models import (
+    RERANK_BATCH,
+    OnnxCrossEncoder,
+    length_sorted_batches,
+    load_onnx_model,
+)
+
+log = logging.getLogger(__name__)
 
 #: How to turn the full path on, repeated in every "not loaded" status line.
 ENABLE_HINT = (
@@ -27,23 +45,25 @@ class CrossEncoderReranker:
     """Scores (question, passage) pairs with a sentence-transformers ``CrossEncoder``.
 
     Returns RAW logits (``activation_fn=Identity``): the 0-100 normalisation happens once,
-    in ``citewall.citations``. ``bf16`` runs the forward pass under CPU bfloat16 autocast
-    (faster on CPUs with native bf16, slower on those without; logit correlation 0.9998
-    with fp32); logits come back as float32 either way.
+    in ``citewall.citations``. ``precision="bf16"`` runs the forward pass under CPU bfloat16
+    autocast (faster on CPUs with native bf16, slower on those without); logits come back as
+    float32 either way.
     """
+
+    runtime = "torch"
 
     def __init__(
         self,
         model: Any,
         *,
         name: str,
-        bf16: bool = False,
-        batch_size: int = 32,
+        precision: RerankerPrecision = "fp32",
+        batch_size: int = RERANK_BATCH,
         warm_up: bool = True,
     ):
         self._model = model
         self.name = name
-        self.bf16 = bf16
+        self.precision = precision
         self.batch_size = batch_size
         if warm_up:
             # torch's first forward pass is several times slower (allocations, kernel
@@ -58,15 +78,28 @@ class CrossEncoderReranker:
         import torch
 
         pairs = [(query, p) for p in passages]
-        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
-            logits = self._model.predict(
-                pairs,
-                batch_size=self.batch_size,
-                activation_fn=torch.nn.Identity(),
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return [float(x) for x in logits.reshape(-1)]
+        lengths = [
+            len(ids)
+            for ids in self._model.tokenizer(
+                [query] * len(passages),
+                list(passages),
+                truncation=True,
+                max_length=self._model.max_seq_length,
+            )["input_ids"]
+        ]
+        logits = np.zeros(len(passages), dtype=np.float32)
+        bf16 = self.precision == "bf16"
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            for batch in length_sorted_batches(lengths, self.batch_size):
+                out = self._model.predict(
+                    [pairs[i] for i in batch],
+                    batch_size=len(batch),
+                    activation_fn=torch.nn.Identity(),
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+                logits[batch] = np.asarray(out, dtype=np.float32).reshape(-1)
+        return [float(x) for x in logits]
 
 
 def build_cross_encoder(name_or_path: str, *, max_length: int, local_only: bool) -> Any:
@@ -107,15 +140,25 @@ def _hub_reachable(timeout_s: float = 1.5) -> bool:
     return True
 
 
-def load_reranker(settings: Settings) -> tuple[CrossEncoderReranker | None, str]:
+def load_reranker(
+    settings: Settings,
+) -> tuple[CrossEncoderReranker | OnnxCrossEncoder | None, str]:
     """Load the configured cross-encoder, or return ``(None, why)`` without waiting long.
 
-    Order: disabled by setting -> a local path -> the local HF cache (``local_files_only``)
-    -> a download, tried only when a hub answers within ~1.5 s. Never raises.
+    Order: disabled by setting -> its cached ONNX export (``model_runtime=onnx``, a local
+    model only) -> a local path -> the local HF cache (``local_files_only``) -> a download,
+    tried only when a hub answers within ~1.5 s. Never raises.
     """
     if not settings.reranker_enabled:
         return None, "disabled (CITEWALL_RERANKER_ENABLED=false): retrieval runs rrf_only"
     name = settings.reranker_model
+    onnx_problem = ""
+    if settings.model_runtime == "onnx":
+        try:
+            onnx = _onnx_reranker(name, settings)
+            return onnx, _loaded(name, settings, onnx.runtime, onnx.precision)
+        except Exception as exc:  # any failure: torch runs, and the status line says why
+            onnx_problem = fallback_reason(exc)
     if settings.torch_threads:
         # Deferred: torch takes seconds to import (see build_cross_encoder).
         import torch
@@ -148,5 +191,65 @@ def load_reranker(settings: Settings) -> tuple[CrossEncoderReranker | None, str]
                 f"not loaded: downloading {name!r} failed ({type(exc).__name__}: {exc}); "
                 f"retrieval runs rrf_only; {ENABLE_HINT}"
             )
-    reranker = CrossEncoderReranker(model, name=name, bf16=settings.reranker_bf16)
-    return reranker, f"loaded {name!r} (max_length {settings.reranker_max_length})"
+    if onnx_problem:
+        log.warning("cross-encoder %r runs on torch: ONNX unavailable: %s", name, onnx_problem)
+    precision = settings.reranker_precision
+    if precision == "int8":
+        log.warning("cross-encoder %r: int8 runs on the onnx runtime only; torch runs fp32", name)
+        precision = "fp32"
+    reranker = CrossEncoderReranker(model, name=name, precision=precision)
+    status = _loaded(name, settings, reranker.runtime, precision)
+    return reranker, status + (f"; onnx unavailable: {onnx_problem}" if onnx_problem else "")
+
+
+def _onnx_reranker(name: str, settings: Settings) -> OnnxCrossEncoder:
+    """The cross-encoder from its cached export (exported from the seeded torch model when
+    missing); raises (``OnnxUnavailable`` with the reason, mostly) when it cannot run."""
+    model_dir = local_model_dir(name)
+
+    def export(folder: Path) -> None:
+        if settings.torch_threads:
+            # Deferred: torch takes seconds to import; only an export needs it here.
+            import torch
+
+            torch.set_num_threads(settings.torch_threads)
+        ce = build_cross_encoder(
+            str(model_dir), max_length=settings.reranker_max_length, local_only=True
+        )
+        export_cross_encoder(ce, folder)
+
+    model = load_onnx_model(
+        model_dir,
+        "cross-encoder",
+        cache_root=settings.onnx_dir,
+        export=export,
+        threads=settings.torch_threads,
+        max_length=settings.reranker_max_length,
+    )
+    precision = settings.reranker_precision
+    if precision == "bf16":
+        log.warning(
+            "cross-encoder %r: bf16 is not supported on the onnx runtime (torch autocast only); "
+            "onnx runs fp32",
+            name,
+        )
+        precision = "fp32"
+    elif precision == "int8":
+        try:
+            model = model.quantized()
+        except Exception as exc:
+            log.warning(
+                "cross-encoder %r: int8 unavailable (%s: %s); onnx runs fp32",
+                name,
+                type(exc).__name__,
+                exc,
+            )
+            precision = "fp32"
+    return OnnxCrossEncoder(model, name=name, precision=precision)
+
+
+def _loaded(name: str, settings: Settings, runtime: str, precision: str) -> str:
+    return (
+        f"loaded {name!r} (max_length {settings.reranker_max_length}, runtime {runtime}, "
+        f"precision {precision})"
+    )

@@ -32,7 +32,7 @@ def minilm_cross_encoder(minilm_model: Any) -> Any:
     """Real CrossEncoder from the packaged MiniLM weights (untrained head), raw logits."""
     from citewall.retrieval.reranker import CrossEncoderReranker
 
-    return CrossEncoderReranker(minilm_model, name="minilm-untrained-head", bf16=False)
+    return CrossEncoderReranker(minilm_model, name="minilm-untrained-head")
 
 
 @pytest.fixture(scope="session")

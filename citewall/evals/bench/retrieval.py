@@ -153,7 +153,7 @@ def run(
         "torch_threads": settings.torch_threads,
         "rerank_top_n": settings.rerank_top_n,
         "reranker_max_length": settings.reranker_max_length,
-        "reranker_bf16": settings.reranker_bf16,
+        "reranker_precision": settings.reranker_precision,
         "sizes": [],
     }
     for size in sizes:
@@ -178,7 +178,7 @@ def to_markdown(result: dict[str, Any]) -> str:
     """The result as Markdown tables (ms)."""
     lines = [
         f"reranker: {result['reranker']} (top {result['rerank_top_n']}, max_length "
-        f"{result['reranker_max_length']}, bf16 {result['reranker_bf16']})",
+        f"{result['reranker_max_length']}, precision {result['reranker_precision']})",
         "",
         "| chunks | path | " + " | ".join(f"{s} p50/p95" for s in STAGES) + " |",
         "|---|---|" + "---|" * len(STAGES),
