@@ -52,9 +52,13 @@ from benchmarks.baselines.langchain_pipeline import (  # noqa: E402
 )
 from benchmarks.baselines.report import (  # noqa: E402
     CW_FULL,
+    CW_FULL_BEFORE,
     CW_RRF,
+    CW_RRF_BEFORE,
     FLOOR_EMBED,
+    FLOOR_EMBED_CW,
     FLOOR_SCAN,
+    LC_DENSE,
     LC_ENS,
     LC_RR,
     chart,
@@ -142,11 +146,14 @@ def _ingest_trio(
     figure is its fastest round (the run least disturbed by the other tenants of the machine).
     """
     from citewall.ingest.pipeline import ingest_cards
+    from citewall.ingest.sentences import distinct_units
     from citewall.storage.schema import open_database
 
     records = [r for c in cards for r in chunk_card(c, settings.chunk_max_words)]
     texts = [index_text(r) for r in records]
-    embedder.embed_documents(texts[:64])  # torch's first large batch pays allocations
+    # Ingest embeds each chunk and each distinct sentence unit once: the floor does both.
+    units = distinct_units(r.text for r in records)
+    embedder.embed_documents(texts[:64])  # the first large batch pays allocations
     ms: dict[str, list[float]] = {"floor": [], "citewall": [], "langchain": []}
     embed_s: list[float] = []
     s, lc = settings, None
@@ -162,6 +169,7 @@ def _ingest_trio(
                 if configured is not None:
                     embedder.batch_size = floor_batch  # type: ignore[attr-defined]
                 embedder.embed_documents(texts)
+                embedder.embed_documents(units)
             finally:
                 if configured is not None:
                     embedder.batch_size = configured  # type: ignore[attr-defined]
@@ -184,6 +192,7 @@ def _ingest_trio(
     row = {
         "cards": len(cards),
         "chunks": len(records),
+        "sentence_units": len(units),
         "rounds": rounds,
         "embedding_floor_s": round(best["floor"] / 1000, 2),
         "floor_batch_size": floor_batch,
@@ -257,8 +266,13 @@ def latency_at(
     reranker: Reranker,
     models: LangChainModels,
     pool: npt.NDArray[np.float32],
+    embedder_before: Embedder | None = None,
+    reranker_before: Reranker | None = None,
 ) -> dict[str, Any]:
-    """Both stacks over the same N-chunk corpus and vectors; per-query wall-clock latency."""
+    """Both stacks over the same N-chunk corpus and vectors; per-query wall-clock latency.
+
+    ``embedder_before`` / ``reranker_before`` (the torch fp32 models) add citewall's series as
+    they ran before the ONNX runtime path, beside the default ones."""
     from citewall.retrieval.lexical_index import load_bm25, save_bm25
     from citewall.retrieval.retriever import HybridRetriever
     from citewall.retrieval.vector_index import ChromaVectorIndex
@@ -284,10 +298,10 @@ def latency_at(
         lc = build_pipeline(_passages(records), models, Path(tmp) / "lc", vectors=vecs)
         row["build_s"]["langchain"] = round(time.perf_counter() - t0, 2)
 
-        def retriever(rr: Reranker | None) -> HybridRetriever:
+        def retriever(rr: Reranker | None, emb: Embedder = embedder) -> HybridRetriever:
             return HybridRetriever(
                 s,
-                embedder=embedder,
+                embedder=emb,
                 vector_index=index,
                 lexical=ReloadingArtifact(partial(load_bm25, Path(tmp) / "bm25")),
                 reranker=rr,
@@ -303,19 +317,26 @@ def latency_at(
 
         scan = _exact_scan(vecs, s.dense_top_k)
         qvecs = {q: embedder.embed_query(q) for q in queries}
-        fast = _alternate(
-            {
-                CW_RRF: cw_rrf_call,
-                LC_ENS: lambda q: lc.ensemble.invoke(q),
-                FLOOR_EMBED: lambda q: embedder.embed_query(q),
-                FLOOR_SCAN: lambda q: scan(qvecs[q]),
-            },
-            queries,
-        )
-        slow = _alternate(
-            {CW_FULL: lambda q: cw_full.retrieve(q), LC_RR: lambda q: lc.reranked.invoke(q)},
-            rerank_queries,
-        )
+        fast_calls: dict[str, Callable[[str], Any]] = {
+            CW_RRF: cw_rrf_call,
+            LC_DENSE: lambda q: lc.dense.invoke(q),
+            LC_ENS: lambda q: lc.ensemble.invoke(q),
+            FLOOR_EMBED: lambda q: models.embeddings.embed_query(q),
+            FLOOR_EMBED_CW: lambda q: embedder.embed_query(q),
+            FLOOR_SCAN: lambda q: scan(qvecs[q]),
+        }
+        slow_calls: dict[str, Callable[[str], Any]] = {
+            CW_FULL: lambda q: cw_full.retrieve(q),
+            LC_RR: lambda q: lc.reranked.invoke(q),
+        }
+        if embedder_before is not None:
+            fast_calls[CW_RRF_BEFORE] = retriever(None, embedder_before).retrieve
+        if reranker_before is not None:
+            slow_calls[CW_FULL_BEFORE] = retriever(
+                reranker_before, embedder_before or embedder
+            ).retrieve
+        fast = _alternate(fast_calls, queries)
+        slow = _alternate(slow_calls, rerank_queries)
         paths = {cw_rrf.retrieve(queries[0]).hybrid_path, cw_full.retrieve(queries[0]).hybrid_path}
         assert paths == {"rrf_only", "full"}, paths
     row["latency_ms"] = {**fast, **slow}
@@ -326,17 +347,26 @@ def latency_at(
     }
     lat = row["latency_ms"]
     row["ratios_p50"] = {
+        "citewall rrf_only / langchain dense": round(lat[CW_RRF]["p50"] / lat[LC_DENSE]["p50"], 3),
         "citewall rrf_only / langchain ensemble": round(lat[CW_RRF]["p50"] / lat[LC_ENS]["p50"], 3),
         "citewall full / langchain ensemble+rerank": round(
             lat[CW_FULL]["p50"] / lat[LC_RR]["p50"], 3
         ),
-        "citewall rrf_only / query-embedding floor": round(
-            lat[CW_RRF]["p50"] / lat[FLOOR_EMBED]["p50"], 3
+        "citewall rrf_only / its query-embedding floor": round(
+            lat[CW_RRF]["p50"] / lat[FLOOR_EMBED_CW]["p50"], 3
         ),
-        "citewall rrf_only / (embedding + scan floor)": round(
-            lat[CW_RRF]["p50"] / (lat[FLOOR_EMBED]["p50"] + lat[FLOOR_SCAN]["p50"]), 3
+        "citewall rrf_only / (its embedding + scan floor)": round(
+            lat[CW_RRF]["p50"] / (lat[FLOOR_EMBED_CW]["p50"] + lat[FLOOR_SCAN]["p50"]), 3
         ),
     }
+    if CW_RRF_BEFORE in lat:
+        row["ratios_p50"]["citewall rrf_only / before (torch)"] = round(
+            lat[CW_RRF]["p50"] / lat[CW_RRF_BEFORE]["p50"], 3
+        )
+    if CW_FULL_BEFORE in lat:
+        row["ratios_p50"]["citewall full / before (torch fp32)"] = round(
+            lat[CW_FULL]["p50"] / lat[CW_FULL_BEFORE]["p50"], 3
+        )
     return row
 
 
@@ -369,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from citewall.config import hf_offline_env
     from citewall.ingest.loaders import load_cards
     from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
-    from citewall.retrieval.reranker import CrossEncoderReranker, build_cross_encoder
+    from citewall.retrieval.reranker import load_reranker
 
     for key, value in hf_offline_env().items():
         os.environ.setdefault(key, value)
@@ -378,12 +408,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         settings = settings.model_copy(update={"torch_threads": args.torch_threads})
     machine_before = _machine()
     model_path = default_embedding_model_path()
-    embedder = load_embedder(settings)
-    reranker = CrossEncoderReranker(
-        build_cross_encoder(model_path, max_length=settings.reranker_max_length, local_only=True),
-        name="packaged MiniLM, untrained head",
-        precision="bf16" if settings.reranker_precision == "bf16" else "fp32",
-    )
+    # The packaged MiniLM as a cross-encoder (untrained head: the real architecture and cost),
+    # at the default runtime and precision, and as it ran before: torch, fp32.
+    settings = settings.model_copy(update={"reranker_model": model_path, "reranker_enabled": True})
+    before = settings.model_copy(update={"model_runtime": "torch", "reranker_precision": "fp32"})
+    embedder, embedder_before = load_embedder(settings), load_embedder(before)
+    reranker, status = load_reranker(settings)
+    reranker_before, status_before = load_reranker(before)
+    if reranker is None or reranker_before is None:
+        raise SystemExit(f"cross-encoder not loaded: {status} / {status_before}")
     models = load_models(model_path, max_length=settings.reranker_max_length)
     labelled = [
         json.loads(x) for x in args.split.read_text(encoding="utf-8").splitlines() if x.strip()
@@ -391,7 +424,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     texts = [q["question"] for q in labelled][: args.queries]
     t_start = time.perf_counter()
 
-    result: dict[str, Any] = {"series": [CW_RRF, LC_ENS, CW_FULL, LC_RR, FLOOR_EMBED, FLOOR_SCAN]}
+    result: dict[str, Any] = {
+        "series": [
+            CW_RRF,
+            CW_RRF_BEFORE,
+            LC_DENSE,
+            LC_ENS,
+            CW_FULL,
+            CW_FULL_BEFORE,
+            LC_RR,
+            FLOOR_EMBED_CW,
+            FLOOR_EMBED,
+            FLOOR_SCAN,
+        ],
+        "models": {"default": status, "before": status_before},
+    }
     print("quality + demo ingest ...", flush=True)
     result["quality"] = quality_and_demo_ingest(
         settings,
@@ -426,6 +473,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 reranker=reranker,
                 models=models,
                 pool=pool,
+                embedder_before=embedder_before,
+                reranker_before=reranker_before,
             )
         )
     if args.ingest_cards:
@@ -442,6 +491,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "queries": len(texts),
         "rerank_queries": min(args.rerank_queries, len(texts)),
         "torch_threads": settings.torch_threads,
+        "model_runtime": settings.model_runtime,
+        "reranker_precision": settings.reranker_precision,
         "rerank_top_n": settings.rerank_top_n,
         "reranker_max_length": settings.reranker_max_length,
         "rrf_k": settings.rrf_k,
