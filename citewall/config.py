@@ -39,6 +39,11 @@ class Settings(BaseSettings):
 
     # -- where things live -------------------------------------------------------------------
     data_dir: Path = Field(default=Path("./data"), description="SQLite file, Chroma, BM25 index.")
+    model_cache_dir: Path | None = Field(
+        default=None,
+        description="Where ONNX exports are cached (default: <data dir>/models). Several data "
+        "dirs on one host (replicas, test runs) can share one, so a model is exported once.",
+    )
     database_url: str | None = Field(default=None, description="Overrides the SQLite file.")
     chroma_url: str | None = Field(default=None, description="Use a Chroma server over HTTP.")
     chroma_collection: str = "citewall_cards"
@@ -219,7 +224,7 @@ class Settings(BaseSettings):
     @property
     def onnx_dir(self) -> Path:
         """The cache of ONNX exports, one folder per model content and export format."""
-        return self.data_dir / "models" / "onnx"
+        return (self.model_cache_dir or self.data_dir / "models") / "onnx"
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -7,6 +7,7 @@ end. Set CITEWALL_TEST_PG_ADMIN_URL to point elsewhere.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Every data dir of the run (servers started by tests included) shares one ONNX export cache:
+# the models are exported once per run, not once per test.
+os.environ.setdefault(
+    "CITEWALL_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "citewall-test-models")
+)
 
 PG_ADMIN_URL = os.environ.get(
     "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -32,6 +32,7 @@ def _settings(data_dir: Path, **overrides: object) -> Settings:
         database_url=None,
         chroma_url=None,
         reranker_model=MINILM,
+        model_cache_dir=None,  # these tests are about the cache in the data dir
         **overrides,
     )
 
@@ -84,7 +85,9 @@ import json, sys
 from citewall.config import load_settings
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.reranker import load_reranker
-settings = load_settings(data_dir={str(data_dir)!r}, reranker_model={MINILM!r})
+settings = load_settings(
+    data_dir={str(data_dir)!r}, reranker_model={MINILM!r}, model_cache_dir=None
+)
 embedder = load_embedder(settings)
 reranker, status = load_reranker(settings)
 print(json.dumps({{
