@@ -70,10 +70,14 @@ class Runtime:
         )
 
     def retriever_status(self) -> dict[str, Any]:
-        """The retriever's self-report (vector count, lexical index, reranker and why) and the
-        sentence vectors in use."""
+        """The retriever's self-report (vector count, lexical index, reranker and why), the
+        embedder's runtime and the sentence vectors in use."""
         try:
-            return {**self.retriever.status(), "sentence_vectors": self.embedder.status()}
+            return {
+                **self.retriever.status(),
+                "embedder": {"runtime": self.embedder.runtime},
+                "sentence_vectors": self.embedder.status(),
+            }
         except Exception as exc:  # a broken status call must not break /readyz itself
             return {"error": type(exc).__name__}
 

@@ -39,6 +39,8 @@ class KBEmbedder:
     ) -> None:
         self.model = model
         self.dimension = model.dimension
+        #: Which runtime runs the model ("onnx", "torch"; a model of another kind says neither).
+        self.runtime: str = str(getattr(model, "runtime", "other"))
         self._sentences = sentences
         self._memo: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()

@@ -132,6 +132,9 @@ def test_health_readiness_and_metrics(env_sqlite: ApiEnv) -> None:
     assert checks["retrieval"]["lexical_index"]["ok"] is True
     assert checks["retrieval"]["reranker"]["loaded"] is False  # disabled in these tests
     assert checks["retrieval"]["reranker"]["status"]  # ...and it says why
+    assert checks["retrieval"]["embedder"]["runtime"] in {"onnx", "torch"}
+    sentences = checks["retrieval"]["sentence_vectors"]
+    assert sentences["ok"] is True and sentences["count"] > 0  # ingest stored them
 
     assert env.chat("member", INTERNAL_QUESTIONS[0]).status_code == 200
     m = env.client.get("/metrics")
