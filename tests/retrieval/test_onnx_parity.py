@@ -66,6 +66,10 @@ def test_embedder_matches_torch_on_every_demo_chunk(
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     cosines = (got * want).sum(axis=1)
     assert cosines.min() >= 0.999, f"min cosine {cosines.min():.6f}"
+    # Negative control: the same check against the vector of the NEXT chunk fails (the bar
+    # tells the right vector from a near neighbour's).
+    shifted = (got * np.roll(want, 1, axis=0)).sum(axis=1)
+    assert shifted.min() < 0.999 and float(np.median(shifted)) < 0.9
     # A query (one text, no batching) agrees too.
     q = "how do I get a return label for a customer?"
     assert float(onnx.embed_query(q) @ torch_embedder.embed_query(q)) >= 0.999
@@ -99,6 +103,8 @@ def test_cross_encoder_fp32_logits_match_torch(
     pearson = float(np.corrcoef(got, want)[0, 1])
     assert pearson >= 0.999, f"Pearson {pearson:.6f}"
     np.testing.assert_allclose(got, want, atol=1e-3)
+    # Negative control: logits paired with the wrong passages do not pass the bar.
+    assert float(np.corrcoef(got, np.roll(want, 1))[0, 1]) < 0.999
 
 
 def test_batched_scores_keep_the_order_given(
