@@ -11,6 +11,7 @@ import math
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -101,6 +102,13 @@ async def _citewall_error(_: Request, exc: Exception) -> EncodableJSONResponse:
 NOT_JSON = "the request body is not valid JSON; send a JSON object (Content-Type: application/json)"
 
 
+async def _database_lost(_: Request, exc: Exception) -> EncodableJSONResponse:
+    # A connection lost where no code wraps it, e.g. the rollback a session runs on close
+    # after the server went away: the same honest 503 as a wrapped ``StorageError``.
+    log.warning("request failed: the database connection was lost: %s", exc)
+    return error_response(StorageError("the database connection was lost"))
+
+
 async def _validation_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     # FastAPI's default echoes the offending input back; keep location and message only.
     assert isinstance(exc, RequestValidationError)
@@ -163,5 +171,7 @@ class UnexpectedErrorMiddleware:
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers above on ``app``."""
     app.add_exception_handler(CitewallError, _citewall_error)
+    app.add_exception_handler(OperationalError, _database_lost)
+    app.add_exception_handler(InterfaceError, _database_lost)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from citewall.api.docs import VENDOR_ASSETS
 from citewall.api.headers import STRICT_CSP
@@ -87,6 +88,29 @@ def test_unexpected_errors_are_a_generic_logged_500_with_headers(env_sqlite: Api
     assert r.json() == {"detail": "internal error; it has been logged"}
     assert "secret" not in r.text
     assert_secure(dict(r.headers))
+
+
+def test_a_lost_database_connection_anywhere_is_the_honest_503(env_sqlite: ApiEnv) -> None:
+    # e.g. the rollback a session runs on close after PostgreSQL went away: no code wraps it.
+    env = env_sqlite
+    retriever = env.runtime.retriever
+    original = retriever.retrieve
+    for cls in (OperationalError, InterfaceError):
+
+        def lost(*args: object, _cls: type = cls, **kwargs: object) -> object:
+            raise _cls("ROLLBACK -- secret", {}, Exception("terminating connection"))
+
+        retriever.retrieve = lost
+        try:
+            r = env.client.post(
+                "/api/v1/search", json={"query": "labels"}, headers=env.auth("member")
+            )
+        finally:
+            retriever.retrieve = original
+        assert r.status_code == 503, (cls, r.text)
+        assert r.json() == {"detail": "the database is unavailable; nothing was saved, please retry"}
+        assert "secret" not in r.text
+        assert_secure(dict(r.headers))
 
 
 def test_api_paths_never_fall_back_to_the_spa(env_sqlite: ApiEnv) -> None:
