@@ -25,6 +25,7 @@ from citewall.storage.schema import Database, migrate
 from citewall.storage.users import create_user, get_user
 
 TABLES = (
+    "feedback",
     "exposures",
     "retrieval_events",
     "messages",
