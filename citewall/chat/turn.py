@@ -2,7 +2,7 @@
 
 The answer is built first (nothing is written while the model works); then the user message,
 the assistant message with its FULL sources, and the retrieval events are saved by
-``storage.conversations.save_turn`` in a single transaction. A failed save rolls back all of
+``storage.turns.save_turn`` in a single transaction. A failed save rolls back all of
 it (a new conversation included) and raises ``StorageError``.
 """
 
@@ -28,9 +28,9 @@ from citewall.chat.pipeline import (
 from citewall.errors import CitewallError, ConversationFullError, GenerationError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
-from citewall.storage import conversations, exposure
-from citewall.storage.conversations import NewConversation
+from citewall.storage import conversations, exposure, turns
 from citewall.storage.models import Message, Restriction, new_uuid
+from citewall.storage.turns import NewConversation
 
 log = logging.getLogger("citewall.exposure")
 
@@ -193,7 +193,7 @@ def persist_turn(
     """
     with session_factory() as session:
         try:
-            _, assistant = conversations.save_turn(
+            _, assistant = turns.save_turn(
                 session,
                 conversation_id=plan.conversation_id,
                 question=question,
