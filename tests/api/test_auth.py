@@ -17,6 +17,7 @@ MEMBER_ROUTES = [
     ("GET", "/api/v1/examples", None),
     ("PATCH", f"/api/v1/conversations/{ZERO}", {"title": "t"}),
     ("DELETE", f"/api/v1/conversations/{ZERO}", None),
+    ("POST", f"/api/v1/conversations/{ZERO}/regenerate", None),
     ("PUT", f"/api/v1/messages/{ZERO}/feedback", {"rating": "up"}),
     ("DELETE", f"/api/v1/messages/{ZERO}/feedback", None),
 ]

@@ -18,6 +18,9 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
+from citewall.chat.turn import TurnResult, prepare_turn
+from citewall.chat.turn_stream import TurnStream
+
 from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts
 from .leakcheck import Leak, check_response
 
@@ -186,7 +189,13 @@ def world(env_sqlite: ApiEnv, kb_facts: KbFacts) -> World:
         headers=env.auth("member"),
     )
     assert s.status_code == 200 and "event: final" in s.text
-    # The member's rating is in the history too.
+    # A regenerated answer, a stopped one and the member's rating are in the history too.
+    again = env.client.post(
+        f"/api/v1/conversations/{convs['member']}/regenerate", headers=env.auth("member")
+    )
+    assert again.status_code == 200 and "event: final" in again.text, again.text
+    stopped = stop_after_first_delta(env, convs["member"], INTERNAL_QUESTIONS[0])
+    assert stopped.answer.answer_status == "stopped"
     disposable = env.chat("member", INTERNAL_QUESTIONS[0]).json()["conversation_id"]
     hidden = env.chat("member", INTERNAL_QUESTIONS[1]).json()
     assert (
@@ -219,6 +228,21 @@ def world(env_sqlite: ApiEnv, kb_facts: KbFacts) -> World:
     assert rated.status_code == 200, rated.text
     messages = {**answers, "member-question": question, "member-hidden": hidden["message_id"]}
     return World(env, kb_facts, convs, messages, disposable)
+
+
+def stop_after_first_delta(env: ApiEnv, conversation_id: str, question: str) -> TurnResult:
+    """A stored ``stopped`` answer: the stream stopped after the first prose it showed."""
+    plan = prepare_turn(
+        env.runtime,
+        user_id=env.user_ids["member"],
+        question=question,
+        conversation_id=conversation_id,
+    )
+    stream = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    first = next(item for item in stream if isinstance(item, str))
+    result = stream.stop(first)
+    assert result is not None
+    return result
 
 
 def documented(spec: dict[str, Any]) -> set[tuple[str, str]]:

@@ -117,6 +117,7 @@ def test_delete_hides_the_conversation_from_its_member_only(
             json={"message": "and then?", "conversation_id": cid},
             headers=env.auth("member"),
         ),
+        env.client.post(f"/api/v1/conversations/{cid}/regenerate", headers=env.auth("member")),
         env.client.patch(
             f"/api/v1/conversations/{cid}", json={"title": "x"}, headers=env.auth("member")
         ),
