@@ -18,6 +18,7 @@ from collections.abc import Generator
 from typing import Any
 
 import anyio
+from starlette.requests import ClientDisconnect
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -50,6 +51,10 @@ class EventStream(StreamingResponse):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except ClientDisconnect:
+            # ASGI servers of spec 2.4 report the disconnect as a failed send instead: the
+            # client going away ends the stream, it is not a server error.
+            self.client_gone.set()
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(self._events.close)
