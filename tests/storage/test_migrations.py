@@ -249,3 +249,54 @@ def test_0004_keeps_earlier_rows_and_downgrades_to_0003_with_them(
             }
     finally:
         engine.dispose()
+
+
+def test_downgrades_keep_the_stored_turns(fresh_database_url: str) -> None:
+    """Going back a revision drops that revision's columns and tables, never other rows: on
+    SQLite a rebuilt ``messages`` table would first delete its rows and, through the foreign
+    keys, every retrieval event."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine)
+        now = "2026-11-30 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
+                    " timings, created_at) VALUES ('a', 'c', 2, 'assistant', 'x', '[]', '{}', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO retrieval_events (message_id, conversation_id, card_id,"
+                    " final_rank, cited, is_external, created_at)"
+                    " VALUES ('a', 'c', 'k', 1, true, false, :t)"
+                ),
+                {"t": now},
+            )
+        for revision in ("0003", "0002", "0001"):
+            downgrade(engine, revision)
+            with engine.connect() as conn:
+                rows = [
+                    conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+                    for table in ("conversations", "messages", "retrieval_events")
+                ]
+            assert rows == [1, 1, 1], revision
+        migrate(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
