@@ -159,8 +159,8 @@ def plan_turn(
 ) -> TurnPlan:
     """Check the conversation (owner, room for two more messages) and load its history.
 
-    Raises ``NotFoundError`` for an unknown conversation or another user's, and
-    ``ConversationFullError`` when the conversation is at its length limit.
+    Raises ``NotFoundError`` for an unknown conversation, another user's or one its member
+    deleted, and ``ConversationFullError`` when the conversation is at its length limit.
     """
     question = clean_question(question)
     try:
