@@ -15,6 +15,8 @@ import logging
 import threading
 from collections.abc import Generator
 
+from sqlalchemy.exc import InterfaceError, OperationalError
+
 from citewall.api.errors import detail_for
 from citewall.api.metrics import ApiMetrics
 from citewall.api.prose_stream import ProseStream
@@ -24,7 +26,7 @@ from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.chat.turn import TurnResult
 from citewall.chat.turn_stream import TurnStream
-from citewall.errors import CitewallError
+from citewall.errors import CitewallError, StorageError
 
 log = logging.getLogger("citewall.api")
 
@@ -101,6 +103,10 @@ def answer_events(
         metrics.record_error(exc)
         log.warning("stream failed: %s: %s", type(exc).__name__, exc)
         yield sse_event("error", {"detail": detail_for(exc)})
+    except (OperationalError, InterfaceError) as exc:  # a connection lost where nothing wraps it
+        metrics.record_error(exc)
+        log.warning("stream failed: the database connection was lost: %s", exc)
+        yield sse_event("error", {"detail": detail_for(StorageError("connection lost"))})
     except Exception as exc:
         metrics.record_error(exc)
         log.exception("stream failed unexpectedly", exc_info=exc)

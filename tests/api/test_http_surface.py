@@ -14,6 +14,9 @@ from citewall.api.headers import STRICT_CSP
 from citewall.api.spa import install_spa
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
+from .test_flows import sse_events
+
+DB_DOWN = "the database is unavailable; nothing was saved, please retry"
 
 EXPECTED = {
     "x-content-type-options": "nosniff",
@@ -108,11 +111,21 @@ def test_a_lost_database_connection_anywhere_is_the_honest_503(env_sqlite: ApiEn
         finally:
             retriever.retrieve = original
         assert r.status_code == 503, (cls, r.text)
-        assert r.json() == {
-            "detail": "the database is unavailable; nothing was saved, please retry"
-        }
+        assert r.json() == {"detail": DB_DOWN}
         assert "secret" not in r.text
         assert_secure(dict(r.headers))
+        # The same loss inside a stream is its error event, with the same words.
+        retriever.retrieve = lost
+        try:
+            s = env.client.post(
+                "/api/v1/chat/stream",
+                json={"message": INTERNAL_QUESTIONS[0]},
+                headers=env.auth("member"),
+            )
+        finally:
+            retriever.retrieve = original
+        events = sse_events(s.text)
+        assert events[-1] == ("error", {"detail": DB_DOWN}), (cls, events)
 
 
 def test_api_paths_never_fall_back_to_the_spa(env_sqlite: ApiEnv) -> None:
