@@ -33,13 +33,13 @@ export function App(): ReactNode {
   const signOut = useCallback((message: string | null = null) => {
     clearToken();
     setToken(null);
+    setMeState({ status: "loading" });
     setSignInError(message);
   }, []);
 
   useEffect(() => {
     if (!client) return;
     let live = true;
-    setMeState({ status: "loading" });
     client.me().then(
       (me) => live && setMeState({ status: "ready", me }),
       (err: unknown) => {

@@ -254,6 +254,7 @@ describe("safeHttpUrl properties", () => {
           expect(["http:", "https:"]).toContain(u.protocol);
           expect(u.hostname).not.toBe("");
           expect(u.username + u.password).toBe("");
+          // eslint-disable-next-line no-control-regex -- the C0 controls, which must never pass
           expect(out).not.toMatch(/[\s\\\u0000-\u001f]/);
           expect(out.length).toBeLessThanOrEqual(MAX_URL_LENGTH);
         }
