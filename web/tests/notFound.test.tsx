@@ -23,6 +23,8 @@ const source: Source = {
   card_id: "help-refunds",
   title: "Refunds",
   url: "https://help.example/refunds",
+  excerpt: "",
+  metadata: {},
 };
 
 function turn(change: Partial<DisplayTurn>): DisplayTurn {
@@ -110,7 +112,7 @@ describe("answer status from the wire", () => {
       pending: false,
     });
     const { answer_status: _drop, ...older } = reply;
-    expect(finalFields(older).answerStatus).toBe("answered");
+    expect(finalFields(older as ChatResponse).answerStatus).toBe("answered");
   });
 
   it("keeps it on history reload", () => {
@@ -169,6 +171,7 @@ describe("knowledge gaps page", () => {
     since: null,
     until: null,
     questions: 3,
+    truncated: false,
     groups: [
       {
         question: "where is your office in berlin",

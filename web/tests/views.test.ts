@@ -35,7 +35,13 @@ describe("relevanceView", () => {
 });
 
 describe("linkableSources", () => {
-  const src = (url: string): Source => ({ card_id: url, title: "t", url });
+  const src = (url: string): Source => ({
+    card_id: url,
+    title: "t",
+    url,
+    excerpt: "",
+    metadata: {},
+  });
   it("keeps only sources whose URL passes safeHttpUrl", () => {
     const shown = linkableSources([
       src("https://ok.example/a"),

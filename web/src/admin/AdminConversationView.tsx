@@ -6,7 +6,7 @@
 import type { ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { AdminMessage, StoredSource, UnreadableStored } from "../api/types";
+import type { AdminMessage, RetrievalEvent, StoredSource, UnreadableStored } from "../api/types";
 import { JsonText } from "../components/JsonText";
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
@@ -34,7 +34,8 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
             {conv.retrieval_events && conv.retrieval_events.length > 0 && (
               <section aria-labelledby="conv-events">
                 <h2 id="conv-events">Retrieval events</h2>
-                <EventsTable events={conv.retrieval_events} />
+                {/* The server sends event rows as open objects; RetrievalEvent is their shape. */}
+                <EventsTable events={conv.retrieval_events as RetrievalEvent[]} />
               </section>
             )}
           </>
@@ -116,8 +117,6 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
   );
 }
 
-type AnySource = StoredSource | UnreadableStored;
-
 /** The placeholder for a source row that is not a readable object (also from an older server). */
 function unreadableOf(s: unknown): UnreadableStored | null {
   if (typeof s !== "object" || s === null || Array.isArray(s)) {
@@ -126,7 +125,7 @@ function unreadableOf(s: unknown): UnreadableStored | null {
   return (s as Partial<UnreadableStored>).unreadable === true ? (s as UnreadableStored) : null;
 }
 
-export function SourcesTable(props: { sources: AnySource[] }): ReactNode {
+export function SourcesTable(props: { sources: AdminMessage["sources"] }): ReactNode {
   return (
     <div className="table-wrap">
       <table className="sources-table">

@@ -2,6 +2,7 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
+import type { RetrievalEventFilter } from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
@@ -10,10 +11,12 @@ import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
 
+type PathFilter = NonNullable<RetrievalEventFilter["hybrid_path"]> | "";
+
 export function AdminEvents(props: { client: ApiClient }): ReactNode {
   const [cardDraft, setCardDraft] = useState("");
   const [cardId, setCardId] = useState("");
-  const [path, setPath] = useState("");
+  const [path, setPath] = useState<PathFilter>("");
   const [lookback, setLookback] = useState<Lookback>("all");
   const [offset, setOffset] = useState(0);
   const state = useLoad(
@@ -44,7 +47,7 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
           value={path}
           onChange={(e) => {
             setOffset(0);
-            setPath(e.target.value);
+            setPath(e.target.value as PathFilter);
           }}
         >
           <option value="">Any</option>
