@@ -1,17 +1,18 @@
 // Lint for the web UI: typescript-eslint's type-aware recommended rules and React's hooks rules
 // (the rules of hooks, exhaustive effect dependencies and the React Compiler's checks).
 import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ["node_modules/"] },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  tseslint.configs.recommendedTypeChecked,
   reactHooks.configs.flat["recommended-latest"],
   {
-    files: ["**/*.{ts,tsx}"],
+    files: ["src/**", "tests/**", "vite.config.ts"],
     languageOptions: {
       globals: { ...globals.browser },
       parserOptions: { project: ["./tsconfig.test.json"], tsconfigRootDir: import.meta.dirname },
