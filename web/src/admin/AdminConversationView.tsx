@@ -7,13 +7,17 @@ import type { ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { AdminMessage, RetrievalEvent, StoredSource, UnreadableStored } from "../api/types";
-import { JsonText } from "../components/JsonText";
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { safeHttpUrl } from "../security/safeUrl";
+import { CardLink } from "./AdminCard";
+import { EmptyState } from "./EmptyState";
 import { EventsTable } from "./EventsTable";
+import { JsonText } from "./JsonText";
+import { ScrollBox } from "./ScrollBox";
+import { userName } from "./users";
 
 export function AdminConversationView(props: { client: ApiClient; id: string }): ReactNode {
   const state = useLoad(() => props.client.adminConversation(props.id), [props.client, props.id]);
@@ -24,20 +28,23 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
           <>
             <h1>{conv.title || "Untitled conversation"}</h1>
             <p className="muted">
-              user <code>{conv.user_id}</code> · started {formatDate(conv.created_at)}
+              <span data-testid="conversation-user">{userName(conv)}</span> · started{" "}
+              {formatDate(conv.created_at)}
             </p>
             <ol className="turns admin-turns">
               {conv.messages.map((m) => (
                 <AdminTurn key={m.id} message={m} />
               ))}
             </ol>
-            {conv.retrieval_events && conv.retrieval_events.length > 0 && (
-              <section aria-labelledby="conv-events">
-                <h2 id="conv-events">Retrieval events</h2>
-                {/* The server sends event rows as open objects; RetrievalEvent is their shape. */}
+            <section aria-labelledby="conv-events">
+              <h2 id="conv-events">Retrieval events</h2>
+              {conv.retrieval_events.length > 0 ? (
+                /* The server sends event rows as open objects; RetrievalEvent is their shape. */
                 <EventsTable events={conv.retrieval_events as RetrievalEvent[]} />
-              </section>
-            )}
+              ) : (
+                <EmptyState>Nothing was retrieved in this conversation.</EmptyState>
+              )}
+            </section>
           </>
         )}
       </LoadState>
@@ -127,7 +134,7 @@ function unreadableOf(s: unknown): UnreadableStored | null {
 
 export function SourcesTable(props: { sources: AdminMessage["sources"] }): ReactNode {
   return (
-    <div className="table-wrap">
+    <ScrollBox label="Sources as stored">
       <table className="sources-table">
         <caption>Sources as stored</caption>
         <thead>
@@ -166,7 +173,7 @@ export function SourcesTable(props: { sources: AdminMessage["sources"] }): React
                 <td>
                   <strong>{s.title || "—"}</strong>
                   <br />
-                  <code>{s.card_id}</code>
+                  <CardLink id={s.card_id} />
                 </td>
                 <td>
                   {href ? (
@@ -189,13 +196,13 @@ export function SourcesTable(props: { sources: AdminMessage["sources"] }): React
                 <td>{s.attributed === true ? "yes" : s.attributed === false ? "no" : "—"}</td>
                 <td className="span-cell">{s.span || s.text || "—"}</td>
                 <td>
-                  <JsonText value={s.metadata} />
+                  <JsonText value={s.metadata} label={`Metadata of source ${s.n ?? i + 1}`} />
                 </td>
               </tr>
             );
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

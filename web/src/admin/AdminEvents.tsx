@@ -7,6 +7,7 @@ import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 import { useLoad } from "../components/useLoad";
+import { EmptyState } from "./EmptyState";
 import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
@@ -71,9 +72,15 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
         {(events) => (
           <>
             {events.length === 0 ? (
-              <p className="muted">No events match.</p>
+              <EmptyState>
+                {offset > 0
+                  ? "No more retrieval events."
+                  : cardId || path || lookback !== "all"
+                    ? "No retrieval events match these filters."
+                    : "No retrieval events yet: they are recorded as members ask questions."}
+              </EmptyState>
             ) : (
-              <EventsTable events={events} />
+              <EventsTable events={events} linkConversations />
             )}
             <Pager
               offset={offset}

@@ -6,6 +6,7 @@ import { SseParser } from "./sse";
 import type {
   AdminConversation,
   AdminConversationSummary,
+  Card,
   CardPage,
   ChatRequest,
   ChatResponse,
@@ -14,6 +15,8 @@ import type {
   EntryPerformance,
   ExposureFilter,
   ExposureReport,
+  FeedbackFilter,
+  FeedbackReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -147,6 +150,14 @@ export class ApiClient {
     offset?: number;
   }): Promise<CardPage> {
     return this.request<CardPage>(`/admin/cards${query(params)}`);
+  }
+
+  adminCard(id: string): Promise<Card> {
+    return this.request<Card>(`/admin/cards/${encodeURIComponent(id)}`);
+  }
+
+  feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {
+    return this.request<FeedbackReport>(`/admin/analytics/feedback${query({ ...filter })}`);
   }
 
   entryPerformance(period: Period): Promise<EntryPerformance[]> {

@@ -78,6 +78,12 @@ export type EntryPerformance = {
   mean_rank: number | null;
   last_cited: string | null;
   is_external: boolean;
+  /** Thumbs up on answers that cited the card (absent from a server without feedback). */
+  helpful?: number;
+  /** Thumbs down on answers that cited the card. */
+  unhelpful?: number;
+  /** `helpful / (helpful + unhelpful)`; null when nobody rated. */
+  helpful_rate?: number | null;
 };
 
 /** One retrieved card in one turn (the server sends these rows as open objects). */
@@ -109,3 +115,47 @@ export type RetrievalEventFilter = QueryOf<"/api/v1/admin/analytics/retrieval-ev
 export type GapPeriod = Schemas["KnowledgeGapReport"]["period"];
 export type KnowledgeGapFilter = QueryOf<"/api/v1/admin/analytics/knowledge-gaps">;
 export type ExposureFilter = QueryOf<"/api/v1/admin/analytics/exposure/{user_id}">;
+
+// -- feedback (GET /admin/analytics/feedback) -------------------------------------------------
+
+export type Rating = "up" | "down";
+
+/** Thumbs on the answers that cited one card. */
+export type FeedbackCard = {
+  card_id: string;
+  title: string;
+  external: boolean;
+  up: number;
+  down: number;
+  /** `up / (up + down)`; null when nobody rated. */
+  helpful_rate: number | null;
+};
+
+/** A rated answer: the answer as stored (markers kept), its question and the rating. */
+export type RatedAnswer = {
+  message_id: string;
+  conversation_id: string;
+  user_id: string;
+  user_name: string;
+  question: string | null;
+  answer: string;
+  rating: Rating;
+  comment: string | null;
+  created_at: string;
+  updated_at?: string;
+};
+
+/** Members' thumbs up and down in a window: per card, and the worst-rated answers. */
+export type FeedbackReport = {
+  since: string | null;
+  until: string | null;
+  up: number;
+  down: number;
+  helpful_rate: number | null;
+  /** Most thumbs down first. */
+  cards: FeedbackCard[];
+  /** Thumbs down first, then newest first. */
+  worst: RatedAnswer[];
+};
+
+export type FeedbackFilter = { since?: string; until?: string; limit?: number };
