@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AdminAnalytics } from "../src/admin/AdminAnalytics";
 import { CardDetail, cardPath } from "../src/admin/AdminCard";
 import { CardsTable, noCardsText } from "../src/admin/AdminCards";
+import { AdminTurn } from "../src/admin/AdminConversationView";
 import { ConversationsTable, NO_CONVERSATIONS } from "../src/admin/AdminConversations";
 import {
   FeedbackReportView,
@@ -32,6 +33,7 @@ import type {
 } from "../src/api/types";
 import { Pager } from "../src/components/Pager";
 import { parseRoute } from "../src/router";
+import { retrievalEvent } from "./fixtures";
 
 const html = (node: React.ReactNode): string => renderToStaticMarkup(node);
 
@@ -43,6 +45,8 @@ function summary(change: Partial<AdminConversationSummary> = {}): AdminConversat
     created_at: "2026-11-30T10:00:00Z",
     updated_at: "2026-11-30T11:00:00Z",
     message_count: 2,
+    user_name: "mia",
+    hidden_at: null,
     ...change,
   };
 }
@@ -103,11 +107,48 @@ const perfRow: EntryPerformance = {
 
 describe("users are shown by name", () => {
   it("lists a conversation's member by name, or says which id when there is none", () => {
-    const mia = { ...summary(), user_name: "mia" };
-    const named = html(<ConversationsTable items={[mia]} />);
+    const named = html(<ConversationsTable items={[summary()]} />);
     expect(named).toContain('<td class="user-cell">mia</td>');
-    const unnamed = html(<ConversationsTable items={[summary()]} />);
+    const unnamed = html(<ConversationsTable items={[summary({ user_name: "" })]} />);
     expect(unnamed).toContain('<td class="user-cell">user 7</td>');
+  });
+});
+
+describe("what members did, as the admin sees it", () => {
+  it("marks a conversation its member deleted", () => {
+    const markup = html(
+      <ConversationsTable items={[summary({ hidden_at: "2026-11-30T13:00:00Z" })]} />,
+    );
+    expect(markup).toContain("deleted by the member");
+    expect(html(<ConversationsTable items={[summary()]} />)).not.toContain("deleted");
+  });
+
+  it("shows an answer's rating and comment, and says when it was regenerated", () => {
+    const markup = html(
+      <AdminTurn
+        message={{
+          id: "m4",
+          seq: 4,
+          role: "assistant",
+          content: "Refunds take five days [1].",
+          sources: [],
+          hybrid_path: "full",
+          timings: null,
+          generator: null,
+          created_at: "2026-11-30T12:00:00Z",
+          regenerated_from: "m2",
+          feedback: {
+            rating: "down",
+            comment: "Wrong <i>carrier</i>",
+            created_at: "2026-11-30T12:01:00Z",
+            updated_at: "2026-11-30T12:02:00Z",
+          },
+        }}
+      />,
+    );
+    expect(markup).toContain("rated unhelpful");
+    expect(markup).toContain("Wrong &lt;i&gt;carrier&lt;/i&gt;");
+    expect(markup).toContain('data-testid="answer-regenerated"');
   });
 });
 
@@ -154,8 +195,8 @@ describe("empty results say so instead of showing bare tables", () => {
 
 describe("retrieval events link to their conversation and card", () => {
   const events = [
-    { card_id: "help-refunds", conversation_id: "c/1", query: "refund window" },
-    { card_id: "pb-1", conversation_id: "c2", query: null },
+    retrievalEvent({ card_id: "help-refunds", conversation_id: "c/1", query: "refund window" }),
+    retrievalEvent({ card_id: "pb-1", conversation_id: "c2", query: null }),
   ];
 
   it("in the event browser", () => {
@@ -238,8 +279,8 @@ describe("feedback", () => {
       { ...perfRow, period_start: "2026-11-29", helpful: 1, unhelpful: 3 },
     ]);
     expect(t).toMatchObject({ helpful: 4, unhelpful: 4, helpful_rate: 0.5 });
-    const [older] = totalsByCard([{ ...perfRow, helpful: undefined, unhelpful: undefined }]);
-    expect(older).toMatchObject({ helpful: 0, unhelpful: 0, helpful_rate: null });
+    const [unrated] = totalsByCard([{ ...perfRow, helpful: 0, unhelpful: 0 }]);
+    expect(unrated).toMatchObject({ helpful: 0, unhelpful: 0, helpful_rate: null });
   });
 
   it("reports the window's ratings, each card's helpful rate and the worst answers", () => {

@@ -27,8 +27,8 @@ export const NO_RETRIEVALS = "No retrievals recorded yet: ask a few questions fi
 
 /** A row's helpful rate, recomputed from its counts; "—" when nobody rated. */
 function helpfulRate(r: EntryPerformance): string {
-  const rated = (r.helpful ?? 0) + (r.unhelpful ?? 0);
-  return formatRate(rated > 0 ? (r.helpful ?? 0) / rated : r.helpful_rate);
+  const rated = r.helpful + r.unhelpful;
+  return formatRate(rated > 0 ? r.helpful / rated : r.helpful_rate);
 }
 
 export function AdminAnalytics(props: { client: ApiClient }): ReactNode {
@@ -125,8 +125,8 @@ export function EntryPerformanceView(props: { rows: readonly EntryPerformance[] 
                 </td>
                 <td className="num">{formatNumber(r.mean_rank, 2)}</td>
                 <td>{formatDate(r.last_cited)}</td>
-                <td className="num">{r.helpful ?? "—"}</td>
-                <td className="num">{r.unhelpful ?? "—"}</td>
+                <td className="num">{r.helpful}</td>
+                <td className="num">{r.unhelpful}</td>
                 <td className="num helpful-rate">{helpfulRate(r)}</td>
                 <td>{r.is_external ? "external" : "internal"}</td>
               </tr>

@@ -6,7 +6,7 @@
 import type { ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { AdminMessage, RetrievalEvent, StoredSource, UnreadableStored } from "../api/types";
+import type { AdminFeedback, AdminMessage, StoredSource, UnreadableStored } from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
@@ -31,6 +31,12 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
               <span data-testid="conversation-user">{userName(conv)}</span> · started{" "}
               {formatDate(conv.created_at)}
             </p>
+            {conv.hidden_at && (
+              <p className="flag" data-testid="conversation-hidden">
+                The member deleted this conversation on {formatDate(conv.hidden_at)}: they no longer
+                see it; its answers stay stored.
+              </p>
+            )}
             <ol className="turns admin-turns">
               {conv.messages.map((m) => (
                 <AdminTurn key={m.id} message={m} />
@@ -39,8 +45,7 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
             <section aria-labelledby="conv-events">
               <h2 id="conv-events">Retrieval events</h2>
               {conv.retrieval_events.length > 0 ? (
-                /* The server sends event rows as open objects; RetrievalEvent is their shape. */
-                <EventsTable events={conv.retrieval_events as RetrievalEvent[]} />
+                <EventsTable events={conv.retrieval_events} />
               ) : (
                 <EmptyState>Nothing was retrieved in this conversation.</EmptyState>
               )}
@@ -108,9 +113,15 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
         ) : null}{" "}
         · {formatDate(m.created_at)}
       </p>
+      {m.regenerated_from && (
+        <p className="muted" data-testid="answer-regenerated">
+          Regenerated: the member asked for a new answer; the one it replaced is above.
+        </p>
+      )}
       <div className="answer" data-testid="admin-answer">
         <SafeMarkdown source={m.content} stripCitationMarkers={false} />
       </div>
+      {m.feedback && <AnswerFeedback feedback={m.feedback} />}
       <details className="raw">
         <summary>Stored text</summary>
         <pre>{m.content}</pre>
@@ -121,6 +132,21 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
         <p className="muted">No sources.</p>
       )}
     </li>
+  );
+}
+
+/** The member's thumbs on an answer, and their comment. */
+export function AnswerFeedback(props: { feedback: AdminFeedback }): ReactNode {
+  const f = props.feedback;
+  const helpful = f.rating === "up";
+  return (
+    <p className="answer-feedback" data-testid="answer-feedback">
+      <span className={helpful ? "badge badge-external" : "badge badge-flag"}>
+        {helpful ? "rated helpful" : "rated unhelpful"}
+      </span>{" "}
+      {f.comment ? <q className="feedback-comment">{f.comment}</q> : null}{" "}
+      <span className="muted">· {formatDate(f.updated_at)}</span>
+    </p>
   );
 }
 

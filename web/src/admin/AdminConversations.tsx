@@ -49,6 +49,14 @@ export function ConversationsTable(props: {
             <tr key={c.id}>
               <td>
                 <NavLink to={conversationPath(c.id)}>{c.title || "Untitled"}</NavLink>
+                {c.hidden_at && (
+                  <>
+                    {" "}
+                    <span className="badge badge-not-found" data-testid="conversation-hidden">
+                      deleted by the member
+                    </span>
+                  </>
+                )}
               </td>
               <td className="user-cell">{userName(c)}</td>
               <td className="num">{c.message_count}</td>

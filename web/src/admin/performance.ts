@@ -13,7 +13,7 @@ export interface CardTotals {
   mean_rank: number | null;
   last_cited: string | null;
   is_external: boolean;
-  /** Thumbs up / down on answers that cited the card (0 from a server without feedback). */
+  /** Thumbs up / down on answers that cited the card. */
   helpful: number;
   unhelpful: number;
   helpful_rate: number | null;
@@ -50,8 +50,8 @@ export function totalsByCard(rows: readonly EntryPerformance[]): CardTotals[] {
     };
     t.times_retrieved += r.times_retrieved;
     t.times_cited += r.times_cited;
-    t.helpful += r.helpful ?? 0;
-    t.unhelpful += r.unhelpful ?? 0;
+    t.helpful += r.helpful;
+    t.unhelpful += r.unhelpful;
     if (typeof r.mean_rank === "number" && r.times_retrieved > 0) {
       // Mean of means weighted by how often the card was retrieved in each period.
       t.rankSum += r.mean_rank * r.times_retrieved;

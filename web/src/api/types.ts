@@ -42,9 +42,34 @@ export interface paths {
      * @description SSE: ``meta`` {conversation_id}, ``token`` {delta}..., then ``final`` or ``error``.
      *
      *     Token deltas concatenate to marker-free prose. ``final`` carries the same fields as
-     *     ``POST /api/v1/chat``. On ``error`` nothing of the turn was stored.
+     *     ``POST /api/v1/chat``. On ``error`` nothing of the turn was stored. Closing the connection
+     *     stops the answer: the question and the prose said so far are stored as a ``stopped``
+     *     answer (nothing when no prose was shown yet).
      */
     post: operations["chat_stream_api_v1_chat_stream_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/conversations/{conversation_id}/regenerate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Answer the last question again, streamed
+     * @description The same SSE stream as ``POST /api/v1/chat/stream``, answering the conversation's last
+     *     question again. A new answer is stored (its ``regenerated_from`` is the answer it replaces,
+     *     which stays in the history); no new question. 404 for an unknown conversation, 409 when it
+     *     has no answered question.
+     */
+    post: operations["regenerate_api_v1_conversations__conversation_id__regenerate_post"];
     delete?: never;
     options?: never;
     head?: never;
@@ -60,7 +85,7 @@ export interface paths {
     };
     /**
      * List Own Conversations
-     * @description Your conversations, most recently updated first.
+     * @description Your conversations, most recently updated first (deleted ones are never listed).
      */
     get: operations["list_own_conversations_api_v1_conversations_get"];
     put?: never;
@@ -80,9 +105,63 @@ export interface paths {
     };
     /**
      * Get Own Conversation
-     * @description Reload a conversation. Another member's or an unknown id answers 404.
+     * @description Reload a conversation. Another member's, a deleted or an unknown id answers 404.
      */
     get: operations["get_own_conversation_api_v1_conversations__conversation_id__get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Own Conversation
+     * @description Delete a conversation from your list: it answers 404 to you from then on. Its turns
+     *     stay stored for admins, analytics and the exposure budget.
+     */
+    delete: operations["delete_own_conversation_api_v1_conversations__conversation_id__delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Rename Own Conversation
+     * @description Rename a conversation (1 to 200 characters once trimmed). The list order stays.
+     */
+    patch: operations["rename_own_conversation_api_v1_conversations__conversation_id__patch"];
+    trace?: never;
+  };
+  "/api/v1/messages/{message_id}/feedback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Rate Answer
+     * @description Rate an answer (``up`` or ``down``, optional comment), replacing your earlier rating.
+     *     404 unless it is an answer in one of your own conversations (not a deleted one).
+     */
+    put: operations["rate_answer_api_v1_messages__message_id__feedback_put"];
+    post?: never;
+    /**
+     * Withdraw Rating
+     * @description Withdraw your rating of an answer (204 also when there was none).
+     */
+    delete: operations["withdraw_rating_api_v1_messages__message_id__feedback_delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/examples": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Example Questions
+     * @description Questions to suggest on an empty conversation (may be empty).
+     */
+    get: operations["example_questions_api_v1_examples_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -200,7 +279,8 @@ export interface paths {
     };
     /**
      * List All Conversations
-     * @description Every user's conversations, most recently updated first.
+     * @description Every user's conversations, most recently updated first; the ones their member deleted
+     *     too (``hidden_at`` set).
      */
     get: operations["list_all_conversations_api_v1_admin_conversations_get"];
     put?: never;
@@ -220,7 +300,8 @@ export interface paths {
     };
     /**
      * Get Any Conversation
-     * @description A conversation as stored: content with markers, every source, retrieval events.
+     * @description A conversation as stored (a deleted one too): content with markers, every source, the
+     *     member's ratings, retrieval events.
      */
     get: operations["get_any_conversation_api_v1_admin_conversations__conversation_id__get"];
     put?: never;
@@ -240,7 +321,8 @@ export interface paths {
     };
     /**
      * Entry Performance
-     * @description Per card and period: times retrieved, times cited, cite rate, mean rank, last cited.
+     * @description Per card and period: times retrieved, times cited, cite rate, mean rank, last cited, and
+     *     the thumbs up/down members gave the answers that cited it (with the helpful rate).
      */
     get: operations["entry_performance_api_v1_admin_analytics_entry_performance_get"];
     put?: never;
@@ -263,6 +345,28 @@ export interface paths {
      * @description The retrieval-event log (one row per retrieved card per turn), newest first.
      */
     get: operations["retrieval_events_api_v1_admin_analytics_retrieval_events_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/feedback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Feedback Summary
+     * @description Thumbs up and down members gave in ``[since, until)``: totals and helpful rate, per
+     *     cited card (most thumbs down first), and the rated answers, thumbs down first, newest first
+     *     (content as stored, markers kept, with the question and the conversation).
+     */
+    get: operations["feedback_summary_api_v1_admin_analytics_feedback_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -443,6 +547,8 @@ export interface components {
       id: string;
       /** User Id */
       user_id: string;
+      /** User Name */
+      user_name: string;
       /** Title */
       title: string;
       /**
@@ -455,12 +561,12 @@ export interface components {
        * Format: date-time
        */
       updated_at: string;
+      /** Hidden At */
+      hidden_at: string | null;
       /** Messages */
       messages: components["schemas"]["AdminMessage"][];
       /** Retrieval Events */
-      retrieval_events: {
-        [key: string]: unknown;
-      }[];
+      retrieval_events: components["schemas"]["RetrievalEventRow"][];
     };
     /** AdminConversationSummary */
     AdminConversationSummary: {
@@ -468,6 +574,8 @@ export interface components {
       id: string;
       /** User Id */
       user_id: string;
+      /** User Name */
+      user_name: string;
       /** Title */
       title: string;
       /**
@@ -482,6 +590,31 @@ export interface components {
       updated_at: string;
       /** Message Count */
       message_count: number;
+      /** Hidden At */
+      hidden_at: string | null;
+    };
+    /**
+     * AdminFeedback
+     * @description The conversation owner's rating of an answer.
+     */
+    AdminFeedback: {
+      /**
+       * Rating
+       * @enum {string}
+       */
+      rating: "up" | "down";
+      /** Comment */
+      comment: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Updated At
+       * Format: date-time
+       */
+      updated_at: string;
     };
     /**
      * AdminMessage
@@ -522,6 +655,9 @@ export interface components {
       support?: number | null;
       /** Restricted */
       restricted?: string | null;
+      feedback?: components["schemas"]["AdminFeedback"] | null;
+      /** Regenerated From */
+      regenerated_from?: string | null;
       /**
        * Created At
        * Format: date-time
@@ -586,7 +722,7 @@ export interface components {
        * Answer Status
        * @enum {string}
        */
-      answer_status: "answered" | "not_found";
+      answer_status: "answered" | "not_found" | "stopped";
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */
@@ -611,6 +747,17 @@ export interface components {
       /** Messages */
       messages: components["schemas"]["MessagePublic"][];
     };
+    /**
+     * ConversationRename
+     * @description A title the member chooses: whitespace collapsed, 1 to 200 characters.
+     */
+    ConversationRename: {
+      /**
+       * Title
+       * @description 1 to 200 characters once trimmed.
+       */
+      title: string;
+    };
     /** ConversationSummaryPublic */
     ConversationSummaryPublic: {
       /** Id */
@@ -631,6 +778,34 @@ export interface components {
       message_count: number;
     };
     /**
+     * EntryPerformanceRow
+     * @description One card (in one period) of the entry-performance rollup.
+     */
+    EntryPerformanceRow: {
+      /** Card Id */
+      card_id: string;
+      /** Period Start */
+      period_start: string | null;
+      /** Times Retrieved */
+      times_retrieved: number;
+      /** Times Cited */
+      times_cited: number;
+      /** Cite Rate */
+      cite_rate: number | null;
+      /** Mean Rank */
+      mean_rank: number | null;
+      /** Last Cited */
+      last_cited: string | null;
+      /** Is External */
+      is_external: boolean;
+      /** Helpful */
+      helpful: number;
+      /** Unhelpful */
+      unhelpful: number;
+      /** Helpful Rate */
+      helpful_rate: number | null;
+    };
+    /**
      * ErrorPublic
      * @description An error: a caller-safe message (never internal data).
      */
@@ -641,6 +816,14 @@ export interface components {
         | {
             [key: string]: unknown;
           }[];
+    };
+    /**
+     * ExamplesPublic
+     * @description Example questions for an empty conversation (settings; never from internal cards).
+     */
+    ExamplesPublic: {
+      /** Questions */
+      questions: string[];
     };
     /**
      * ExposureBudget
@@ -744,6 +927,81 @@ export interface components {
       restricted: string | null;
       /** Cards */
       cards: components["schemas"]["ExposureCard"][];
+    };
+    /**
+     * FeedbackCard
+     * @description Thumbs on the answers that cited one card.
+     */
+    FeedbackCard: {
+      /** Card Id */
+      card_id: string;
+      /** Title */
+      title: string;
+      /** External */
+      external: boolean;
+      /** Up */
+      up: number;
+      /** Down */
+      down: number;
+      /** Helpful Rate */
+      helpful_rate: number | null;
+    };
+    /**
+     * FeedbackPublic
+     * @description The member's own rating of one answer.
+     */
+    FeedbackPublic: {
+      /** Message Id */
+      message_id: string;
+      /**
+       * Rating
+       * @enum {string}
+       */
+      rating: "up" | "down";
+      /** Comment */
+      comment: string | null;
+      /**
+       * Updated At
+       * Format: date-time
+       */
+      updated_at: string;
+    };
+    /**
+     * FeedbackReport
+     * @description Members' thumbs up and down given in ``[since, until)``.
+     */
+    FeedbackReport: {
+      /** Since */
+      since: string | null;
+      /** Until */
+      until: string | null;
+      /** Up */
+      up: number;
+      /** Down */
+      down: number;
+      /** Helpful Rate */
+      helpful_rate: number | null;
+      /** Cards */
+      cards: components["schemas"]["FeedbackCard"][];
+      /** Worst */
+      worst: components["schemas"]["RatedAnswer"][];
+    };
+    /**
+     * FeedbackRequest
+     * @description A thumbs up or down on an answer, with an optional comment (trimmed; empty: none).
+     */
+    FeedbackRequest: {
+      /**
+       * Rating
+       * @description 'up' (helpful) or 'down' (not helpful).
+       * @enum {string}
+       */
+      rating: "up" | "down";
+      /**
+       * Comment
+       * @description At most 2000 characters once trimmed.
+       */
+      comment?: string | null;
     };
     /** HTTPValidationError */
     HTTPValidationError: {
@@ -861,11 +1119,95 @@ export interface components {
       /** Content */
       content: string;
       /** Answer Status */
-      answer_status: ("answered" | "not_found") | null;
+      answer_status: ("answered" | "not_found" | "stopped") | null;
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */
       hybrid_path: ("full" | "rrf_only" | "dense_only") | null;
+      feedback: components["schemas"]["FeedbackPublic"] | null;
+      /** Regenerated From */
+      regenerated_from: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+    };
+    /**
+     * RatedAnswer
+     * @description A rated answer: the answer as stored (markers kept), its question and the rating.
+     */
+    RatedAnswer: {
+      /** Message Id */
+      message_id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /** User Id */
+      user_id: string;
+      /** User Name */
+      user_name: string;
+      /** Question */
+      question: string | null;
+      /** Answer */
+      answer: string;
+      /**
+       * Rating
+       * @enum {string}
+       */
+      rating: "up" | "down";
+      /** Comment */
+      comment: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Updated At
+       * Format: date-time
+       */
+      updated_at: string;
+    };
+    /**
+     * RetrievalEventRow
+     * @description One retrieved card of one answer: its rank and score at every stage (None: the stage
+     *     did not run or did not rank it).
+     */
+    RetrievalEventRow: {
+      /** Id */
+      id: number;
+      /** Message Id */
+      message_id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /** Card Id */
+      card_id: string;
+      /** Final Rank */
+      final_rank: number;
+      /** Dense Rank */
+      dense_rank: number | null;
+      /** Dense Score */
+      dense_score: number | null;
+      /** Bm25 Rank */
+      bm25_rank: number | null;
+      /** Bm25 Score */
+      bm25_score: number | null;
+      /** Rrf Rank */
+      rrf_rank: number | null;
+      /** Rrf Score */
+      rrf_score: number | null;
+      /** Rerank Rank */
+      rerank_rank: number | null;
+      /** Rerank Logit */
+      rerank_logit: number | null;
+      /** Hybrid Path */
+      hybrid_path: ("full" | "rrf_only" | "dense_only") | null;
+      /** Cited */
+      cited: boolean;
+      /** Is External */
+      is_external: boolean;
+      /** Query */
+      query: string | null;
       /**
        * Created At
        * Format: date-time
@@ -977,20 +1319,28 @@ export type AdminCard = components["schemas"]["AdminCard"];
 export type AdminCardPage = components["schemas"]["AdminCardPage"];
 export type AdminConversation = components["schemas"]["AdminConversation"];
 export type AdminConversationSummary = components["schemas"]["AdminConversationSummary"];
+export type AdminFeedback = components["schemas"]["AdminFeedback"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
 export type ChatRequest = components["schemas"]["ChatRequest"];
 export type ChatResponsePublic = components["schemas"]["ChatResponsePublic"];
 export type ConversationPublic = components["schemas"]["ConversationPublic"];
+export type ConversationRename = components["schemas"]["ConversationRename"];
 export type ConversationSummaryPublic = components["schemas"]["ConversationSummaryPublic"];
+export type EntryPerformanceRow = components["schemas"]["EntryPerformanceRow"];
 export type ErrorPublic = components["schemas"]["ErrorPublic"];
+export type ExamplesPublic = components["schemas"]["ExamplesPublic"];
 export type ExposureBudget = components["schemas"]["ExposureBudget"];
 export type ExposureCard = components["schemas"]["ExposureCard"];
 export type ExposureDay = components["schemas"]["ExposureDay"];
 export type ExposureMember = components["schemas"]["ExposureMember"];
 export type ExposureReport = components["schemas"]["ExposureReport"];
 export type ExposureTurn = components["schemas"]["ExposureTurn"];
+export type FeedbackCard = components["schemas"]["FeedbackCard"];
+export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
+export type FeedbackReport = components["schemas"]["FeedbackReport"];
+export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
 export type KnowledgeGap = components["schemas"]["KnowledgeGap"];
 export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
@@ -999,6 +1349,8 @@ export type KnowledgeGapReport = components["schemas"]["KnowledgeGapReport"];
 export type MePublic = components["schemas"]["MePublic"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
+export type RatedAnswer = components["schemas"]["RatedAnswer"];
+export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
 export type SearchResultPublic = components["schemas"]["SearchResultPublic"];
@@ -1056,7 +1408,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description The conversation is full (max messages reached). */
+      /** @description The conversation is full (max messages reached), or has no answered question to answer again. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1161,7 +1513,110 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description The conversation is full (max messages reached). */
+      /** @description The conversation is full (max messages reached), or has no answered question to answer again. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The message or request body is over its limit. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The answer generator failed; nothing was saved. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  regenerate_api_v1_conversations__conversation_id__regenerate_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SSE events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": unknown;
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The conversation is full (max messages reached), or has no answered question to answer again. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1222,6 +1677,8 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
+        /** @description Only conversations whose title or one of your questions contains this text (ignoring case). */
+        q?: string | null;
       };
       header?: never;
       path?: never;
@@ -1330,6 +1787,325 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  delete_own_conversation_api_v1_conversations__conversation_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  rename_own_conversation_api_v1_conversations__conversation_id__patch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ConversationRename"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ConversationSummaryPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  rate_answer_api_v1_messages__message_id__feedback_put: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["FeedbackRequest"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["FeedbackPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  withdraw_rating_api_v1_messages__message_id__feedback_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  example_questions_api_v1_examples_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ExamplesPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description Over the per-member rate limit; see Retry-After. */
@@ -1894,9 +2670,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            [key: string]: unknown;
-          }[];
+          "application/json": components["schemas"]["EntryPerformanceRow"][];
         };
       };
       /** @description Missing, malformed, unknown or revoked bearer token. */
@@ -1979,9 +2753,86 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            [key: string]: unknown;
-          }[];
+          "application/json": components["schemas"]["RetrievalEventRow"][];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  feedback_summary_api_v1_admin_analytics_feedback_get: {
+    parameters: {
+      query?: {
+        since?: string | null;
+        until?: string | null;
+        /** @description Cards and answers returned (each) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["FeedbackReport"];
         };
       };
       /** @description Missing, malformed, unknown or revoked bearer token. */

@@ -68,47 +68,11 @@ export type CardPage = Schemas["AdminCardPage"];
 
 export type Period = NonNullable<QueryOf<"/api/v1/admin/analytics/entry-performance">["period"]>;
 
-/** One card in one period (the server sends these rows as open objects). */
-export type EntryPerformance = {
-  card_id: string;
-  period_start: string | null;
-  times_retrieved: number;
-  times_cited: number;
-  cite_rate: number | null;
-  mean_rank: number | null;
-  last_cited: string | null;
-  is_external: boolean;
-  /** Thumbs up on answers that cited the card (absent from a server without feedback). */
-  helpful?: number;
-  /** Thumbs down on answers that cited the card. */
-  unhelpful?: number;
-  /** `helpful / (helpful + unhelpful)`; null when nobody rated. */
-  helpful_rate?: number | null;
-};
+/** One card in one period of the entry-performance rollup. */
+export type EntryPerformance = Schemas["EntryPerformanceRow"];
 
-/** One retrieved card in one turn (the server sends these rows as open objects). */
-export type RetrievalEvent = {
-  id?: number | string;
-  message_id?: string | null;
-  conversation_id?: string | null;
-  card_id: string;
-  /** The text retrieval ran with (a follow-up's includes the earlier question). */
-  query?: string | null;
-  final_rank?: number | null;
-  dense_rank?: number | null;
-  dense_score?: number | null;
-  bm25_rank?: number | null;
-  bm25_score?: number | null;
-  rrf_rank?: number | null;
-  rrf_score?: number | null;
-  rerank_rank?: number | null;
-  /** The cross-encoder's raw logit (the member-facing score is 100 * sigmoid of it). */
-  rerank_logit?: number | null;
-  hybrid_path?: HybridPath;
-  cited?: boolean | null;
-  is_external?: boolean | null;
-  created_at?: string | null;
-};
+/** One retrieved card of one answer: its rank and score at every stage. */
+export type RetrievalEvent = Schemas["RetrievalEventRow"];
 
 export type RetrievalEventFilter = QueryOf<"/api/v1/admin/analytics/retrieval-events">;
 
@@ -118,44 +82,5 @@ export type ExposureFilter = QueryOf<"/api/v1/admin/analytics/exposure/{user_id}
 
 // -- feedback (GET /admin/analytics/feedback) -------------------------------------------------
 
-export type Rating = "up" | "down";
-
-/** Thumbs on the answers that cited one card. */
-export type FeedbackCard = {
-  card_id: string;
-  title: string;
-  external: boolean;
-  up: number;
-  down: number;
-  /** `up / (up + down)`; null when nobody rated. */
-  helpful_rate: number | null;
-};
-
-/** A rated answer: the answer as stored (markers kept), its question and the rating. */
-export type RatedAnswer = {
-  message_id: string;
-  conversation_id: string;
-  user_id: string;
-  user_name: string;
-  question: string | null;
-  answer: string;
-  rating: Rating;
-  comment: string | null;
-  created_at: string;
-  updated_at?: string;
-};
-
-/** Members' thumbs up and down in a window: per card, and the worst-rated answers. */
-export type FeedbackReport = {
-  since: string | null;
-  until: string | null;
-  up: number;
-  down: number;
-  helpful_rate: number | null;
-  /** Most thumbs down first. */
-  cards: FeedbackCard[];
-  /** Thumbs down first, then newest first. */
-  worst: RatedAnswer[];
-};
-
-export type FeedbackFilter = { since?: string; until?: string; limit?: number };
+export type Rating = Schemas["RatedAnswer"]["rating"];
+export type FeedbackFilter = QueryOf<"/api/v1/admin/analytics/feedback">;
