@@ -79,13 +79,24 @@ def assert_nothing_ran(page: Page, traps: BrowserTraps) -> None:
     assert traps.page_errors == [], traps.page_errors
 
 
-def assert_links_are_kb_links(page: Page, server: CitewallServer, scope: str = "#main") -> None:
-    """Every link in the content area is a KB source URL; the header has only app paths."""
+#: The admin pages' links to their own pages: a card or a conversation, by its (encoded) id.
+ADMIN_PAGE = re.compile(r"/admin/(cards|conversations)/[A-Za-z0-9%._~-]+")
+
+
+def assert_links_are_kb_links(
+    page: Page, server: CitewallServer, scope: str = "#main", admin_pages: bool = False
+) -> None:
+    """Every link in the content area is a KB source URL (or, with ``admin_pages``, one of the
+    admin's own card or conversation pages on this server); the header has only app paths."""
     kb = {normalised(u, page) for u in server.external_urls}
     for a in anchors(page, "header"):
         attr = a["attr"] or ""
         assert attr.startswith("/") and not attr.startswith("//"), a
     for a in anchors(page, scope):
+        attr = a["attr"] or ""
+        if admin_pages and ADMIN_PAGE.fullmatch(attr):
+            assert a["href"] == server.base_url + attr, a
+            continue
         assert is_http(a["href"]), f"non-http(s) link: {a}"
         assert a["href"] in kb, f"a link that is not a KB source URL (model text?): {a}"
         assert EVIL_HOST not in (a["href"] or "")
@@ -203,5 +214,5 @@ def test_hostile_conversation_in_the_admin_view_stays_inert(
     assert re.search(r"\[\d+\]", admin_text), "admins see the markers"
     screenshot(page, "hostile-admin")
     assert_nothing_ran(page, traps)
-    assert_links_are_kb_links(page, hostile_server, scope=".admin-page")
+    assert_links_are_kb_links(page, hostile_server, scope=".admin-page", admin_pages=True)
     assert_no_dangerous_markup(page)

@@ -9,6 +9,7 @@ import type { Me } from "./api/types";
 import { clearToken, loadToken, saveToken } from "./auth/session";
 import { SignIn } from "./auth/SignIn";
 import { AdminAnalytics } from "./admin/AdminAnalytics";
+import { AdminCard } from "./admin/AdminCard";
 import { AdminCards } from "./admin/AdminCards";
 import { AdminConversationView } from "./admin/AdminConversationView";
 import { AdminConversations } from "./admin/AdminConversations";
@@ -33,13 +34,13 @@ export function App(): ReactNode {
   const signOut = useCallback((message: string | null = null) => {
     clearToken();
     setToken(null);
+    setMeState({ status: "loading" });
     setSignInError(message);
   }, []);
 
   useEffect(() => {
     if (!client) return;
     let live = true;
-    setMeState({ status: "loading" });
     client.me().then(
       (me) => live && setMeState({ status: "ready", me }),
       (err: unknown) => {
@@ -128,7 +129,7 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
-        <NavLink to="/admin/cards" current={r === "admin-cards"}>
+        <NavLink to="/admin/cards" current={r === "admin-cards" || r === "admin-card"}>
           Cards
         </NavLink>
       </li>
@@ -177,6 +178,8 @@ function Page(props: { route: Route; client: ApiClient; me: Me }): ReactNode {
       return <AdminConversationView client={client} id={route.id} />;
     case "admin-cards":
       return <AdminCards client={client} />;
+    case "admin-card":
+      return <AdminCard client={client} id={route.id} />;
     case "admin-analytics":
       return <AdminAnalytics client={client} />;
     case "admin-events":

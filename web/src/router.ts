@@ -9,6 +9,7 @@ export type Route =
   | { name: "admin-conversations" }
   | { name: "admin-conversation"; id: string }
   | { name: "admin-cards" }
+  | { name: "admin-card"; id: string }
   | { name: "admin-analytics" }
   | { name: "admin-events" }
   | { name: "admin-gaps" }
@@ -29,6 +30,9 @@ export function parseRoute(pathname: string): Route {
       if (parts.length <= 2) return { name: "admin-conversations" };
     }
     if (parts.length === 2 && parts[1] === "cards") return { name: "admin-cards" };
+    if (parts.length === 3 && parts[1] === "cards" && parts[2]) {
+      return { name: "admin-card", id: parts[2] };
+    }
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };

@@ -12,6 +12,8 @@ function message(change: Partial<AdminMessage>): AdminMessage {
     content: "Refunds take five days [1].",
     sources: [],
     hybrid_path: "rrf_only",
+    timings: null,
+    generator: null,
     created_at: "2026-11-30T12:00:00Z",
     answer_status: "answered",
     support: 0.61,

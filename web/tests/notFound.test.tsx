@@ -11,6 +11,7 @@ import {
   exampleStatus,
 } from "../src/admin/AdminGaps";
 import { EventsTable } from "../src/admin/EventsTable";
+import { retrievalEvent } from "./fixtures";
 import { toStreamEvent } from "../src/api/client";
 import type { ChatResponse, KnowledgeGapReport, Message, Source } from "../src/api/types";
 import { finalFields, fromMessage, type DisplayTurn } from "../src/member/ChatPage";
@@ -23,6 +24,8 @@ const source: Source = {
   card_id: "help-refunds",
   title: "Refunds",
   url: "https://help.example/refunds",
+  excerpt: "",
+  metadata: {},
 };
 
 function turn(change: Partial<DisplayTurn>): DisplayTurn {
@@ -110,7 +113,7 @@ describe("answer status from the wire", () => {
       pending: false,
     });
     const { answer_status: _drop, ...older } = reply;
-    expect(finalFields(older).answerStatus).toBe("answered");
+    expect(finalFields(older as ChatResponse).answerStatus).toBe("answered");
   });
 
   it("keeps it on history reload", () => {
@@ -121,6 +124,8 @@ describe("answer status from the wire", () => {
       answer_status: "not_found",
       sources: [],
       hybrid_path: null,
+      feedback: null,
+      regenerated_from: null,
       created_at: "2026-03-10T10:00:00Z",
     };
     expect(fromMessage(base).answerStatus).toBe("not_found");
@@ -151,8 +156,8 @@ describe("admin: status, support and query", () => {
     const html = renderToStaticMarkup(
       <EventsTable
         events={[
-          { card_id: "c1", query: "refund window <b>x</b>", final_rank: 1 },
-          { card_id: "c2", query: null },
+          retrievalEvent({ card_id: "c1", query: "refund window <b>x</b>", final_rank: 1 }),
+          retrievalEvent({ card_id: "c2", query: null }),
         ]}
       />,
     );
@@ -169,6 +174,7 @@ describe("knowledge gaps page", () => {
     since: null,
     until: null,
     questions: 3,
+    truncated: false,
     groups: [
       {
         question: "where is your office in berlin",

@@ -20,7 +20,7 @@ describe("SseParser", () => {
   it("parses events, comments, CRLF and multi-line data", () => {
     const events = parseAll([STREAM]);
     expect(events.map((e) => e.event)).toEqual(["meta", "token", "token", "final"]);
-    expect(JSON.parse(events[3]?.data ?? "").answer).toBe("Hello world");
+    expect((JSON.parse(events[3]?.data ?? "") as { answer: string }).answer).toBe("Hello world");
   });
 
   it("gives the same events however the stream is split", () => {

@@ -35,7 +35,13 @@ describe("relevanceView", () => {
 });
 
 describe("linkableSources", () => {
-  const src = (url: string): Source => ({ card_id: url, title: "t", url });
+  const src = (url: string): Source => ({
+    card_id: url,
+    title: "t",
+    url,
+    excerpt: "",
+    metadata: {},
+  });
   it("keeps only sources whose URL passes safeHttpUrl", () => {
     const shown = linkableSources([
       src("https://ok.example/a"),
@@ -64,6 +70,9 @@ describe("entry-performance roll-ups", () => {
     mean_rank: rank,
     last_cited: c ? `${period_start}T12:00:00Z` : null,
     is_external: card_id.startsWith("ext"),
+    helpful: 0,
+    unhelpful: 0,
+    helpful_rate: null,
   });
   const rows = [
     row("ext-a", "2026-01-01", 4, 2, 1),

@@ -6,14 +6,18 @@
 import type { ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { AdminMessage, StoredSource, UnreadableStored } from "../api/types";
-import { JsonText } from "../components/JsonText";
+import type { AdminFeedback, AdminMessage, StoredSource, UnreadableStored } from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { safeHttpUrl } from "../security/safeUrl";
+import { CardLink } from "./AdminCard";
+import { EmptyState } from "./EmptyState";
 import { EventsTable } from "./EventsTable";
+import { JsonText } from "./JsonText";
+import { ScrollBox } from "./ScrollBox";
+import { userName } from "./users";
 
 export function AdminConversationView(props: { client: ApiClient; id: string }): ReactNode {
   const state = useLoad(() => props.client.adminConversation(props.id), [props.client, props.id]);
@@ -24,19 +28,28 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
           <>
             <h1>{conv.title || "Untitled conversation"}</h1>
             <p className="muted">
-              user <code>{conv.user_id}</code> · started {formatDate(conv.created_at)}
+              <span data-testid="conversation-user">{userName(conv)}</span> · started{" "}
+              {formatDate(conv.created_at)}
             </p>
+            {conv.hidden_at && (
+              <p className="flag" data-testid="conversation-hidden">
+                The member deleted this conversation on {formatDate(conv.hidden_at)}: they no longer
+                see it; its answers stay stored.
+              </p>
+            )}
             <ol className="turns admin-turns">
               {conv.messages.map((m) => (
                 <AdminTurn key={m.id} message={m} />
               ))}
             </ol>
-            {conv.retrieval_events && conv.retrieval_events.length > 0 && (
-              <section aria-labelledby="conv-events">
-                <h2 id="conv-events">Retrieval events</h2>
+            <section aria-labelledby="conv-events">
+              <h2 id="conv-events">Retrieval events</h2>
+              {conv.retrieval_events.length > 0 ? (
                 <EventsTable events={conv.retrieval_events} />
-              </section>
-            )}
+              ) : (
+                <EmptyState>Nothing was retrieved in this conversation.</EmptyState>
+              )}
+            </section>
           </>
         )}
       </LoadState>
@@ -100,9 +113,15 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
         ) : null}{" "}
         · {formatDate(m.created_at)}
       </p>
+      {m.regenerated_from && (
+        <p className="muted" data-testid="answer-regenerated">
+          Regenerated: the member asked for a new answer; the one it replaced is above.
+        </p>
+      )}
       <div className="answer" data-testid="admin-answer">
         <SafeMarkdown source={m.content} stripCitationMarkers={false} />
       </div>
+      {m.feedback && <AnswerFeedback feedback={m.feedback} />}
       <details className="raw">
         <summary>Stored text</summary>
         <pre>{m.content}</pre>
@@ -116,7 +135,20 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
   );
 }
 
-type AnySource = StoredSource | UnreadableStored;
+/** The member's thumbs on an answer, and their comment. */
+export function AnswerFeedback(props: { feedback: AdminFeedback }): ReactNode {
+  const f = props.feedback;
+  const helpful = f.rating === "up";
+  return (
+    <p className="answer-feedback" data-testid="answer-feedback">
+      <span className={helpful ? "badge badge-external" : "badge badge-flag"}>
+        {helpful ? "rated helpful" : "rated unhelpful"}
+      </span>{" "}
+      {f.comment ? <q className="feedback-comment">{f.comment}</q> : null}{" "}
+      <span className="muted">· {formatDate(f.updated_at)}</span>
+    </p>
+  );
+}
 
 /** The placeholder for a source row that is not a readable object (also from an older server). */
 function unreadableOf(s: unknown): UnreadableStored | null {
@@ -126,9 +158,9 @@ function unreadableOf(s: unknown): UnreadableStored | null {
   return (s as Partial<UnreadableStored>).unreadable === true ? (s as UnreadableStored) : null;
 }
 
-export function SourcesTable(props: { sources: AnySource[] }): ReactNode {
+export function SourcesTable(props: { sources: AdminMessage["sources"] }): ReactNode {
   return (
-    <div className="table-wrap">
+    <ScrollBox label="Sources as stored">
       <table className="sources-table">
         <caption>Sources as stored</caption>
         <thead>
@@ -167,7 +199,7 @@ export function SourcesTable(props: { sources: AnySource[] }): ReactNode {
                 <td>
                   <strong>{s.title || "—"}</strong>
                   <br />
-                  <code>{s.card_id}</code>
+                  <CardLink id={s.card_id} />
                 </td>
                 <td>
                   {href ? (
@@ -190,13 +222,13 @@ export function SourcesTable(props: { sources: AnySource[] }): ReactNode {
                 <td>{s.attributed === true ? "yes" : s.attributed === false ? "no" : "—"}</td>
                 <td className="span-cell">{s.span || s.text || "—"}</td>
                 <td>
-                  <JsonText value={s.metadata} />
+                  <JsonText value={s.metadata} label={`Metadata of source ${s.n ?? i + 1}`} />
                 </td>
               </tr>
             );
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

@@ -2,18 +2,22 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
+import type { RetrievalEventFilter } from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 import { useLoad } from "../components/useLoad";
+import { EmptyState } from "./EmptyState";
 import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
 
+type PathFilter = NonNullable<RetrievalEventFilter["hybrid_path"]> | "";
+
 export function AdminEvents(props: { client: ApiClient }): ReactNode {
   const [cardDraft, setCardDraft] = useState("");
   const [cardId, setCardId] = useState("");
-  const [path, setPath] = useState("");
+  const [path, setPath] = useState<PathFilter>("");
   const [lookback, setLookback] = useState<Lookback>("all");
   const [offset, setOffset] = useState(0);
   const state = useLoad(
@@ -44,7 +48,7 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
           value={path}
           onChange={(e) => {
             setOffset(0);
-            setPath(e.target.value);
+            setPath(e.target.value as PathFilter);
           }}
         >
           <option value="">Any</option>
@@ -68,9 +72,15 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
         {(events) => (
           <>
             {events.length === 0 ? (
-              <p className="muted">No events match.</p>
+              <EmptyState>
+                {offset > 0
+                  ? "No more retrieval events."
+                  : cardId || path || lookback !== "all"
+                    ? "No retrieval events match these filters."
+                    : "No retrieval events yet: they are recorded as members ask questions."}
+              </EmptyState>
             ) : (
-              <EventsTable events={events} />
+              <EventsTable events={events} linkConversations />
             )}
             <Pager
               offset={offset}

@@ -11,6 +11,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { ScrollBox } from "./ScrollBox";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 export const EMPTY_EXPOSURE = "No member has received internal knowledge in this period.";
@@ -96,7 +97,7 @@ export function ExposureRanking(props: { report: ExposureReport }): ReactNode {
           <p className="muted" role="status">
             {exposureSummary(r)}
           </p>
-          <div className="table-wrap">
+          <ScrollBox label="Members by exposure">
             <table className="exposure-table">
               <thead>
                 <tr>
@@ -126,7 +127,7 @@ export function ExposureRanking(props: { report: ExposureReport }): ReactNode {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         </>
       )}
     </>

@@ -17,6 +17,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { ScrollBox } from "./ScrollBox";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 const PERIODS: { value: GapPeriod; label: string }[] = [
@@ -119,7 +120,7 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
       <p className="muted" role="status">
         {gapsSummary(r)}
       </p>
-      <div className="table-wrap">
+      <ScrollBox label="Knowledge gaps">
         <table className="gaps-table">
           <thead>
             <tr>
@@ -137,7 +138,7 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </>
   );
 }

@@ -18,6 +18,8 @@ import { NavLink } from "../components/NavLink";
 import { Pager } from "../components/Pager";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { ScrollBox } from "./ScrollBox";
+import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
 import { budgetText, restrictedText } from "./AdminExposure";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
@@ -135,7 +137,7 @@ export function MemberExposure(props: {
 
 function DaysTable(props: { days: readonly ExposureDay[] }): ReactNode {
   return (
-    <div className="table-wrap">
+    <ScrollBox label="Exposure per day">
       <table className="exposure-days">
         <thead>
           <tr>
@@ -166,13 +168,13 @@ function DaysTable(props: { days: readonly ExposureDay[] }): ReactNode {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
 function TurnsTable(props: { turns: readonly ExposureTurn[] }): ReactNode {
   return (
-    <div className="table-wrap">
+    <ScrollBox label="Answers with internal knowledge">
       <table className="exposure-turns">
         <thead>
           <tr>
@@ -197,7 +199,7 @@ function TurnsTable(props: { turns: readonly ExposureTurn[] }): ReactNode {
                   <ul className="exposure-card-list">
                     {t.cards.map((c) => (
                       <li key={c.card_id}>
-                        <code>{c.card_id}</code>
+                        <CardLink id={c.card_id} />
                         {c.title && <span className="muted"> {c.title}</span>}
                         <br />
                         <span className="muted">{cardExposure(c)}</span>
@@ -210,6 +212,6 @@ function TurnsTable(props: { turns: readonly ExposureTurn[] }): ReactNode {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

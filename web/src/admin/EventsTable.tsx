@@ -1,20 +1,29 @@
 /**
  * Retrieval events as a table: one row per retrieved card per turn, the query retrieval ran
- * with, ranks and scores by stage.
+ * with, ranks and scores by stage. Cards link to their page; in the event browser each query
+ * links to the conversation it was asked in.
  */
 import type { ReactNode } from "react";
 
 import type { RetrievalEvent } from "../api/types";
+import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
+import { CardLink } from "./AdminCard";
+import { conversationPath } from "./AdminGaps";
+import { ScrollBox } from "./ScrollBox";
 
 function stage(rank: number | null | undefined, score: number | null | undefined): string {
   if (rank === null || rank === undefined) return "—";
   return `#${rank} (${formatNumber(score, 3)})`;
 }
 
-export function EventsTable(props: { events: RetrievalEvent[] }): ReactNode {
+export function EventsTable(props: {
+  events: readonly RetrievalEvent[];
+  /** Link each query to its conversation (not wanted inside that conversation's own page). */
+  linkConversations?: boolean;
+}): ReactNode {
   return (
-    <div className="table-wrap">
+    <ScrollBox label="Retrieval events">
       <table className="events-table">
         <thead>
           <tr>
@@ -36,9 +45,17 @@ export function EventsTable(props: { events: RetrievalEvent[] }): ReactNode {
             <tr key={`${e.id ?? ""}-${e.message_id ?? ""}-${e.card_id}-${i}`}>
               <td>{formatDate(e.created_at)}</td>
               <td className="card-cell">
-                <code>{e.card_id}</code>
+                <CardLink id={e.card_id} />
               </td>
-              <td className="query-cell">{e.query || "—"}</td>
+              <td className="query-cell">
+                {props.linkConversations && e.conversation_id ? (
+                  <NavLink to={conversationPath(e.conversation_id)}>
+                    {e.query || "(open the conversation)"}
+                  </NavLink>
+                ) : (
+                  e.query || "—"
+                )}
+              </td>
               <td className="num">{e.final_rank ?? "—"}</td>
               <td>{stage(e.dense_rank, e.dense_score)}</td>
               <td>{stage(e.bm25_rank, e.bm25_score)}</td>
@@ -53,6 +70,6 @@ export function EventsTable(props: { events: RetrievalEvent[] }): ReactNode {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * Pure roll-ups of the entry-performance rows for the analytics charts: totals per card over
- * the selected periods, and the trend per period over all cards. Cite rates are recomputed
- * from the counts (cited / retrieved) so sums of periods stay exact.
+ * the selected periods, and the trend per period over all cards. Cite and helpful rates are
+ * recomputed from the counts (cited / retrieved, helpful / rated) so sums of periods stay exact.
  */
 import type { EntryPerformance } from "../api/types";
 
@@ -13,6 +13,10 @@ export interface CardTotals {
   mean_rank: number | null;
   last_cited: string | null;
   is_external: boolean;
+  /** Thumbs up / down on answers that cited the card. */
+  helpful: number;
+  unhelpful: number;
+  helpful_rate: number | null;
 }
 
 export interface PeriodTotals {
@@ -22,8 +26,8 @@ export interface PeriodTotals {
   cite_rate: number | null;
 }
 
-function rate(cited: number, retrieved: number): number | null {
-  return retrieved > 0 ? cited / retrieved : null;
+function rate(part: number, whole: number): number | null {
+  return whole > 0 ? part / whole : null;
 }
 
 /** Sum each card's rows; sort by times retrieved, then cited, then id. */
@@ -38,11 +42,16 @@ export function totalsByCard(rows: readonly EntryPerformance[]): CardTotals[] {
       mean_rank: null,
       last_cited: null,
       is_external: r.is_external,
+      helpful: 0,
+      unhelpful: 0,
+      helpful_rate: null,
       rankWeight: 0,
       rankSum: 0,
     };
     t.times_retrieved += r.times_retrieved;
     t.times_cited += r.times_cited;
+    t.helpful += r.helpful;
+    t.unhelpful += r.unhelpful;
     if (typeof r.mean_rank === "number" && r.times_retrieved > 0) {
       // Mean of means weighted by how often the card was retrieved in each period.
       t.rankSum += r.mean_rank * r.times_retrieved;
@@ -55,6 +64,7 @@ export function totalsByCard(rows: readonly EntryPerformance[]): CardTotals[] {
     .map(({ rankWeight, rankSum, ...t }) => ({
       ...t,
       cite_rate: rate(t.times_cited, t.times_retrieved),
+      helpful_rate: rate(t.helpful, t.helpful + t.unhelpful),
       mean_rank: rankWeight > 0 ? rankSum / rankWeight : null,
     }))
     .sort(

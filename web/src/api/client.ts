@@ -6,6 +6,7 @@ import { SseParser } from "./sse";
 import type {
   AdminConversation,
   AdminConversationSummary,
+  Card,
   CardPage,
   ChatRequest,
   ChatResponse,
@@ -14,6 +15,8 @@ import type {
   EntryPerformance,
   ExposureFilter,
   ExposureReport,
+  FeedbackFilter,
+  FeedbackReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -39,11 +42,11 @@ export class ApiError extends Error {
 /** Turn a FastAPI error body (`{"detail": str | [{msg}]}`) into one readable line. */
 export function errorDetail(body: unknown, status: number): string {
   if (body && typeof body === "object" && "detail" in body) {
-    const detail = (body as { detail: unknown }).detail;
+    const detail: unknown = body.detail;
     if (typeof detail === "string") return detail;
     if (Array.isArray(detail)) {
-      return detail
-        .map((d) => (d && typeof d === "object" && "msg" in d ? String(d.msg) : String(d)))
+      return (detail as unknown[])
+        .map((d) => (d && typeof d === "object" && "msg" in d ? String(d.msg) : JSON.stringify(d)))
         .join("; ");
     }
   }
@@ -149,6 +152,14 @@ export class ApiClient {
     return this.request<CardPage>(`/admin/cards${query(params)}`);
   }
 
+  adminCard(id: string): Promise<Card> {
+    return this.request<Card>(`/admin/cards/${encodeURIComponent(id)}`);
+  }
+
+  feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {
+    return this.request<FeedbackReport>(`/admin/analytics/feedback${query({ ...filter })}`);
+  }
+
   entryPerformance(period: Period): Promise<EntryPerformance[]> {
     return this.request<EntryPerformance[]>(
       `/admin/analytics/entry-performance${query({ period })}`,
@@ -200,7 +211,10 @@ export function toStreamEvent(name: string, data: string): StreamEvent | null {
         ? { event: "final", data: parsed as ChatResponse }
         : null;
     case "error":
-      return { event: "error", data: { detail: String(obj.detail ?? "the answer failed") } };
+      return {
+        event: "error",
+        data: { detail: typeof obj.detail === "string" ? obj.detail : "the answer failed" },
+      };
     default:
       return null;
   }

@@ -1,4 +1,7 @@
-/** Previous / next paging over an offset; `total` may be unknown (null) for open-ended lists. */
+/**
+ * Previous / next paging over an offset; `total` may be unknown (null) for open-ended lists.
+ * Renders nothing when there is nothing to page through.
+ */
 import type { ReactNode } from "react";
 
 export function Pager(props: {
@@ -10,6 +13,8 @@ export function Pager(props: {
   onChange: (offset: number) => void;
 }): ReactNode {
   const { offset, pageSize, total } = props;
+  // Nothing at all to page through: the page says so in words, not "0 of 0".
+  if (offset === 0 && (total === 0 || (total === null && (props.shown ?? 0) === 0))) return null;
   const hasNext = total !== null ? offset + pageSize < total : (props.shown ?? 0) >= pageSize;
   const last = total !== null ? Math.min(total, offset + pageSize) : offset + (props.shown ?? 0);
   return (

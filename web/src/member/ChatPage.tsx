@@ -76,6 +76,8 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
     shownId.current = conversationId;
     setLoadError(null);
     if (conversationId === null) {
+      // The view resets when the route leaves the conversation.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
       setTurns([]);
       setTitle(null);
       return;
@@ -206,7 +208,7 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
         <p className="visually-hidden" role="status" aria-live="polite">
           {status}
         </p>
-        <Composer onSend={send} busy={busy} />
+        <Composer onSend={(message) => void send(message)} busy={busy} />
       </section>
     </div>
   );

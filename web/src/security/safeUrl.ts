@@ -13,8 +13,10 @@ export const MAX_URL_LENGTH = 2048;
 
 // Whitespace, C0/C1 controls, DEL, backslash, and the invisible/format characters (zero-width,
 // bidi overrides, BOM, line/paragraph separators, soft hyphen) that make a URL read as one
-// thing and resolve as another.
+// thing and resolve as another. The class lists single code points (controls and combining marks
+// among them) on purpose.
 const FORBIDDEN =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class
   /[\s\u0000-\u001f\u007f-\u009f\\\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/u;
 
 // Lone surrogates: not a character at all.
@@ -25,6 +27,7 @@ const SCHEME_PREFIX = /^https?:\/\/[^/\\?#@]/i;
 // In the host, a non-ASCII character must be a letter, digit or combining mark (what IDN labels
 // are made of); symbols such as U+2044 FRACTION SLASH or U+FF1A FULLWIDTH COLON only serve to
 // make a host look like a host plus a path or port.
+// eslint-disable-next-line no-control-regex -- the ASCII range, NUL included
 const NON_ASCII = /[^\u0000-\u007f]/gu;
 const IDN_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
 

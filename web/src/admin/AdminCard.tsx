@@ -1,0 +1,97 @@
+/**
+ * One knowledge-base card in full (admin): title, link, licence, external or internal, the
+ * catalogue's other columns, every metadata key and the body, all shown as text.
+ */
+import type { ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import type { Card } from "../api/types";
+import { LoadState } from "../components/LoadState";
+import { NavLink } from "../components/NavLink";
+import { formatDate } from "../components/format";
+import { useLoad } from "../components/useLoad";
+import { safeHttpUrl } from "../security/safeUrl";
+import { JsonText } from "./JsonText";
+
+export function cardPath(cardId: string): string {
+  return `/admin/cards/${encodeURIComponent(cardId)}`;
+}
+
+/** The catalogue's update time, kept among the card's other columns. */
+export function updatedAt(card: Pick<Card, "extra">): string | null {
+  const value = card.extra?.updated_at ?? card.extra?.ingested_at;
+  return typeof value === "string" ? value : null;
+}
+
+/** A card id as a link to its page. */
+export function CardLink(props: { id: string; children?: ReactNode }): ReactNode {
+  return <NavLink to={cardPath(props.id)}>{props.children ?? <code>{props.id}</code>}</NavLink>;
+}
+
+export function AdminCard(props: { client: ApiClient; id: string }): ReactNode {
+  const state = useLoad(() => props.client.adminCard(props.id), [props.client, props.id]);
+  return (
+    <section className="admin-page">
+      <p>
+        <NavLink to="/admin/cards">All cards</NavLink>
+      </p>
+      <LoadState state={state} what="the card">
+        {(card) => <CardDetail card={card} />}
+      </LoadState>
+    </section>
+  );
+}
+
+export function CardDetail(props: { card: Card }): ReactNode {
+  const c = props.card;
+  const href = safeHttpUrl(c.url);
+  const kind = c.external ? "external" : "internal";
+  return (
+    <article className="card-detail" data-testid="card-detail">
+      <h1>{c.title || c.id}</h1>
+      <dl className="card-facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{c.id}</code>
+        </dd>
+        <dt>Kind</dt>
+        <dd>
+          <span className={`badge badge-${kind}`} data-testid="card-kind">
+            {kind}
+          </span>{" "}
+          <span className="muted">
+            {c.external
+              ? "members may see it as a source"
+              : "never shown to members; answers may draw on it"}
+          </span>
+        </dd>
+        <dt>Link</dt>
+        <dd data-testid="card-url">
+          {href ? (
+            <a href={href} target="_blank" rel="noopener noreferrer">
+              {href}
+            </a>
+          ) : c.url ? (
+            <span className="muted">not a safe web link: {c.url}</span>
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </dd>
+        <dt>Licence</dt>
+        <dd data-testid="card-license">{c.license || <span className="muted">Not stated</span>}</dd>
+        <dt>Updated</dt>
+        <dd>{formatDate(updatedAt(c))}</dd>
+      </dl>
+      <h2>Metadata</h2>
+      <div data-testid="card-metadata">
+        <JsonText value={c.metadata} label={`Metadata of ${c.id}`} />
+      </div>
+      <h2>Body</h2>
+      <div className="card-body" data-testid="card-body">
+        {c.body ? c.body : <span className="muted">No body stored.</span>}
+      </div>
+      <h2>Other columns</h2>
+      <JsonText value={c.extra} label={`Catalogue columns of ${c.id}`} />
+    </article>
+  );
+}

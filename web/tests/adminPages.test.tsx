@@ -1,0 +1,377 @@
+// @vitest-environment happy-dom
+/**
+ * The admin pages of issue 15: users by name, empty states instead of bare tables, events and
+ * rated answers linked to their conversation, the card page, focusable scroll boxes, and
+ * feedback in analytics (the client against the API contract, with fetch mocked).
+ */
+import { act } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { renderToStaticMarkup } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { AdminAnalytics } from "../src/admin/AdminAnalytics";
+import { CardDetail, cardPath } from "../src/admin/AdminCard";
+import { CardsTable, noCardsText } from "../src/admin/AdminCards";
+import { AdminTurn } from "../src/admin/AdminConversationView";
+import { ConversationsTable, NO_CONVERSATIONS } from "../src/admin/AdminConversations";
+import {
+  FeedbackReportView,
+  NO_FEEDBACK,
+  answerPreview,
+  feedbackSummary,
+} from "../src/admin/AdminFeedback";
+import { EventsTable } from "../src/admin/EventsTable";
+import { JsonText } from "../src/admin/JsonText";
+import { totalsByCard } from "../src/admin/performance";
+import { ApiClient } from "../src/api/client";
+import type {
+  AdminConversationSummary,
+  Card,
+  EntryPerformance,
+  FeedbackReport,
+  RatedAnswer,
+} from "../src/api/types";
+import { Pager } from "../src/components/Pager";
+import { parseRoute } from "../src/router";
+import { retrievalEvent } from "./fixtures";
+
+const html = (node: React.ReactNode): string => renderToStaticMarkup(node);
+
+function summary(change: Partial<AdminConversationSummary> = {}): AdminConversationSummary {
+  return {
+    id: "c1",
+    user_id: "7",
+    title: "Refunds",
+    created_at: "2026-11-30T10:00:00Z",
+    updated_at: "2026-11-30T11:00:00Z",
+    message_count: 2,
+    user_name: "mia",
+    hidden_at: null,
+    ...change,
+  };
+}
+
+const rated: RatedAnswer = {
+  message_id: "m2",
+  conversation_id: "conv 1",
+  user_id: "7",
+  user_name: "mia",
+  question: "How long do refunds take?",
+  answer: "Refunds take five days [1].\n\nAsk support [2].",
+  rating: "down",
+  comment: "Too vague <b>really</b>",
+  created_at: "2026-11-30T12:00:00Z",
+  updated_at: "2026-11-30T12:05:00Z",
+};
+
+const report: FeedbackReport = {
+  since: null,
+  until: null,
+  up: 3,
+  down: 1,
+  helpful_rate: 0.75,
+  cards: [
+    {
+      card_id: "help-refunds",
+      title: "Refunds",
+      external: true,
+      up: 1,
+      down: 1,
+      helpful_rate: 0.5,
+    },
+    {
+      card_id: "pb-refund-abuse",
+      title: "Refund abuse playbook",
+      external: false,
+      up: 2,
+      down: 0,
+      helpful_rate: 1,
+    },
+  ],
+  worst: [rated],
+};
+
+const perfRow: EntryPerformance = {
+  card_id: "help-refunds",
+  period_start: "2026-11-30",
+  times_retrieved: 4,
+  times_cited: 2,
+  cite_rate: 0.5,
+  mean_rank: 1.5,
+  last_cited: "2026-11-30T12:00:00Z",
+  is_external: true,
+  helpful: 3,
+  unhelpful: 1,
+  helpful_rate: 0.75,
+};
+
+describe("users are shown by name", () => {
+  it("lists a conversation's member by name, or says which id when there is none", () => {
+    const named = html(<ConversationsTable items={[summary()]} />);
+    expect(named).toContain('<td class="user-cell">mia</td>');
+    const unnamed = html(<ConversationsTable items={[summary({ user_name: "" })]} />);
+    expect(unnamed).toContain('<td class="user-cell">user 7</td>');
+  });
+});
+
+describe("what members did, as the admin sees it", () => {
+  it("marks a conversation its member deleted", () => {
+    const markup = html(
+      <ConversationsTable items={[summary({ hidden_at: "2026-11-30T13:00:00Z" })]} />,
+    );
+    expect(markup).toContain("deleted by the member");
+    expect(html(<ConversationsTable items={[summary()]} />)).not.toContain("deleted");
+  });
+
+  it("shows an answer's rating and comment, and says when it was regenerated", () => {
+    const markup = html(
+      <AdminTurn
+        message={{
+          id: "m4",
+          seq: 4,
+          role: "assistant",
+          content: "Refunds take five days [1].",
+          sources: [],
+          hybrid_path: "full",
+          timings: null,
+          generator: null,
+          created_at: "2026-11-30T12:00:00Z",
+          regenerated_from: "m2",
+          feedback: {
+            rating: "down",
+            comment: "Wrong <i>carrier</i>",
+            created_at: "2026-11-30T12:01:00Z",
+            updated_at: "2026-11-30T12:02:00Z",
+          },
+        }}
+      />,
+    );
+    expect(markup).toContain("rated unhelpful");
+    expect(markup).toContain("Wrong &lt;i&gt;carrier&lt;/i&gt;");
+    expect(markup).toContain('data-testid="answer-regenerated"');
+  });
+});
+
+describe("empty results say so instead of showing bare tables", () => {
+  it("conversations", () => {
+    const markup = html(<ConversationsTable items={[]} />);
+    expect(markup).toContain(NO_CONVERSATIONS);
+    expect(markup).not.toContain("<table");
+  });
+
+  it("cards: no table, no pager, no '0 of 0'", () => {
+    const markup = html(
+      <CardsTable
+        page={{ cards: [], total: 0, limit: 25, offset: 0 }}
+        empty={noCardsText("zebra", "internal")}
+        onPage={() => undefined}
+      />,
+    );
+    expect(markup).toContain("No internal cards match \u201czebra\u201d.");
+    expect(markup).not.toContain("<table");
+    expect(markup).not.toContain("0 of 0");
+    expect(noCardsText("", "all")).toBe("The knowledge base has no cards yet.");
+  });
+
+  it("the pager renders nothing when there is nothing to page", () => {
+    const noop = (): void => undefined;
+    expect(html(<Pager offset={0} pageSize={25} total={0} onChange={noop} />)).toBe("");
+    expect(html(<Pager offset={0} pageSize={50} total={null} shown={0} onChange={noop} />)).toBe(
+      "",
+    );
+    expect(html(<Pager offset={0} pageSize={25} total={30} onChange={noop} />)).toContain(
+      "1–25 of 30",
+    );
+  });
+
+  it("feedback", () => {
+    const markup = html(
+      <FeedbackReportView report={{ ...report, up: 0, down: 0, cards: [], worst: [] }} />,
+    );
+    expect(markup).toContain(NO_FEEDBACK);
+    expect(markup).not.toContain("<table");
+  });
+});
+
+describe("retrieval events link to their conversation and card", () => {
+  const events = [
+    retrievalEvent({ card_id: "help-refunds", conversation_id: "c/1", query: "refund window" }),
+    retrievalEvent({ card_id: "pb-1", conversation_id: "c2", query: null }),
+  ];
+
+  it("in the event browser", () => {
+    const markup = html(<EventsTable events={events} linkConversations />);
+    expect(markup).toContain('href="/admin/conversations/c%2F1">refund window</a>');
+    expect(markup).toContain('href="/admin/conversations/c2">(open the conversation)</a>');
+    expect(markup).toContain('href="/admin/cards/help-refunds"><code>help-refunds</code></a>');
+  });
+
+  it("but not inside the conversation itself", () => {
+    const markup = html(<EventsTable events={events} />);
+    expect(markup).not.toContain("/admin/conversations/");
+    expect(markup).toContain('<td class="query-cell">refund window</td>');
+  });
+});
+
+describe("the card page", () => {
+  const card: Card = {
+    id: "help/refunds",
+    title: "Refunds <script>",
+    url: "https://help.example/refunds",
+    license: "CC-BY-4.0",
+    external: true,
+    body: "Refunds take five days.\n\n<img src=x onerror=alert(1)>",
+    metadata: { product: "billing", tags: ["refund"] },
+    extra: { updated_at: "2026-11-30T12:00:00Z" },
+  };
+
+  it("has a route of its own", () => {
+    expect(cardPath("help/refunds")).toBe("/admin/cards/help%2Frefunds");
+    expect(parseRoute(cardPath("help/refunds"))).toEqual({
+      name: "admin-card",
+      id: "help/refunds",
+    });
+    expect(parseRoute("/admin/cards")).toEqual({ name: "admin-cards" });
+  });
+
+  it("shows title, link, licence, kind, metadata and body as text", () => {
+    const markup = html(<CardDetail card={card} />);
+    expect(markup).toContain("<h1>Refunds &lt;script&gt;</h1>");
+    expect(markup).toContain(
+      '<a href="https://help.example/refunds" target="_blank" rel="noopener noreferrer">',
+    );
+    expect(markup).toContain("CC-BY-4.0");
+    expect(markup).toContain('data-testid="card-kind">external</span>');
+    expect(markup).toContain("&quot;product&quot;: &quot;billing&quot;");
+    expect(markup).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(markup).not.toContain("<img");
+  });
+
+  it("does not link a URL that fails the gate, and says when the licence is unknown", () => {
+    const markup = html(
+      <CardDetail card={{ ...card, external: false, url: "javascript:alert(1)", license: null }} />,
+    );
+    expect(markup).not.toContain('<a href="javascript');
+    expect(markup).toContain("not a safe web link");
+    expect(markup).toContain("Not stated");
+    expect(markup).toContain('data-testid="card-kind">internal</span>');
+  });
+});
+
+describe("scroll boxes can be reached by keyboard", () => {
+  it("a metadata box is focusable and labelled", () => {
+    const markup = html(<JsonText value={{ a: 1 }} label="Metadata of help-refunds" />);
+    expect(markup).toMatch(
+      /<div class="json" tabindex="0" role="group" aria-label="Metadata of help-refunds">/,
+    );
+  });
+
+  it("so is every admin table's scrolling wrapper", () => {
+    const markup = html(<ConversationsTable items={[summary()]} />);
+    expect(markup).toMatch(/<div class="table-wrap" tabindex="0" role="group" aria-label="[^"]+">/);
+  });
+});
+
+describe("feedback", () => {
+  it("sums helpful and unhelpful per card across periods", () => {
+    const [t] = totalsByCard([
+      perfRow,
+      { ...perfRow, period_start: "2026-11-29", helpful: 1, unhelpful: 3 },
+    ]);
+    expect(t).toMatchObject({ helpful: 4, unhelpful: 4, helpful_rate: 0.5 });
+    const [unrated] = totalsByCard([{ ...perfRow, helpful: 0, unhelpful: 0 }]);
+    expect(unrated).toMatchObject({ helpful: 0, unhelpful: 0, helpful_rate: null });
+  });
+
+  it("reports the window's ratings, each card's helpful rate and the worst answers", () => {
+    expect(feedbackSummary(report)).toBe("4 ratings: 3 helpful, 1 unhelpful (75.0% helpful).");
+    const markup = html(<FeedbackReportView report={report} />);
+    expect(markup).toContain('href="/admin/cards/help-refunds">Refunds</a>');
+    expect(markup).toContain('<td class="num helpful-rate">50.0%</td>');
+    expect(markup).toContain('href="/admin/conversations/conv%201">How long do refunds take?</a>');
+    expect(markup).toContain("Too vague &lt;b&gt;really&lt;/b&gt;");
+    expect(markup).toContain("<td>mia</td>");
+    expect(markup).toContain('data-testid="rating">unhelpful</span>');
+  });
+
+  it("previews an answer on one line with its markers", () => {
+    expect(answerPreview(rated.answer)).toBe("Refunds take five days [1]. Ask support [2].");
+    expect(answerPreview("x".repeat(500), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+});
+
+describe("the analytics page against the API (fetch mocked)", () => {
+  let container: HTMLElement;
+  let root: Root;
+  const requests: { url: string; auth: string | null }[] = [];
+
+  beforeEach(() => {
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    requests.length = 0;
+    vi.stubGlobal(
+      "fetch",
+      vi.fn((input: string, init?: RequestInit) => {
+        const headers = new Headers(init?.headers);
+        requests.push({ url: input, auth: headers.get("Authorization") });
+        const body = input.startsWith("/api/v1/admin/analytics/feedback")
+          ? report
+          : input.startsWith("/api/v1/admin/analytics/entry-performance")
+            ? [perfRow]
+            : null;
+        return Promise.resolve(
+          new Response(JSON.stringify(body ?? { detail: "no such route" }), {
+            status: body ? 200 : 404,
+            headers: { "Content-Type": "application/json" },
+          }),
+        );
+      }),
+    );
+    container = document.createElement("div");
+    document.body.append(container);
+    root = createRoot(container);
+  });
+
+  afterEach(() => {
+    act(() => root.unmount());
+    container.remove();
+    vi.unstubAllGlobals();
+  });
+
+  it("asks for entry performance and feedback, and shows both", async () => {
+    await act(async () => {
+      root.render(<AdminAnalytics client={new ApiClient("t0k")} />);
+      await Promise.resolve();
+    });
+    await vi.waitFor(() => {
+      expect(container.querySelector("[data-testid=feedback-summary]")).not.toBeNull();
+      expect(container.querySelector("table.performance-table")).not.toBeNull();
+    });
+    expect(requests.map((r) => r.url).sort()).toEqual([
+      "/api/v1/admin/analytics/entry-performance?period=day",
+      "/api/v1/admin/analytics/feedback?limit=20",
+    ]);
+    expect(requests.every((r) => r.auth === "Bearer t0k")).toBe(true);
+    const row = container.querySelector("table.performance-table tbody tr");
+    expect(row?.querySelector(".helpful-rate")?.textContent).toBe("75.0%");
+    const worst = container.querySelector<HTMLAnchorElement>("table.worst-answers a");
+    expect(worst?.getAttribute("href")).toBe("/admin/conversations/conv%201");
+    expect(container.querySelector(".chart-legend")?.textContent).toContain("Times retrieved");
+  });
+
+  it("asks for a look-back window when one is chosen", async () => {
+    await act(async () => {
+      root.render(<AdminAnalytics client={new ApiClient("t0k")} />);
+      await Promise.resolve();
+    });
+    const select = container.querySelector<HTMLSelectElement>("#feedback-window");
+    expect(select).not.toBeNull();
+    await act(async () => {
+      select!.value = "week";
+      select!.dispatchEvent(new Event("change", { bubbles: true }));
+      await Promise.resolve();
+    });
+    await vi.waitFor(() => {
+      expect(requests.some((r) => /feedback\?since=[^&]+&limit=20$/.test(r.url))).toBe(true);
+    });
+  });
+});
