@@ -40,7 +40,12 @@ export function pagesFor(shown: number, size: number = PAGE_SIZE): number {
   return Math.max(1, Math.ceil(shown / size));
 }
 
-async function loadPages(client: ApiClient, q: string, count: number): Promise<ConversationPages> {
+/** The first `count` pages of the list for `q`, merged (stops at a short page). */
+export async function loadPages(
+  client: ApiClient,
+  q: string,
+  count: number,
+): Promise<ConversationPages> {
   const offsets = Array.from({ length: count }, (_, i) => i * PAGE_SIZE);
   const pages = await Promise.all(
     offsets.map((offset) => client.conversations({ limit: PAGE_SIZE, offset, q })),
