@@ -128,7 +128,8 @@ def test_list_items_are_links_that_open_in_a_new_tab(
     context: BrowserContext, shell_server: CitewallServer
 ) -> None:
     """Each conversation in the list is an `<a href="/c/<id>">`: a plain click opens it in the
-    app (no page load), a Ctrl-click opens it in a new tab and leaves this one where it was."""
+    app (no page load), a Ctrl-click opens it in a new tab (which, once signed in, shows it) and
+    leaves this one where it was."""
     ids = seed_conversations(shell_server, "mia", ["Printing a label", "Refund timing"])
     page = context.new_page()
     sign_in(page, shell_server.base_url, shell_server.tokens["mia"])
@@ -151,6 +152,12 @@ def test_list_items_are_links_that_open_in_a_new_tab(
     assert path_of(tab) == f"/c/{ids[1]}"
     assert path_of(page) == f"/c/{ids[0]}"
     expect(heading(page)).to_have_text("Refund timing")
+    # The session lives in its tab (sessionStorage): the new tab asks for the token, then opens
+    # the conversation it was given.
+    tab.get_by_label("Access token").fill(shell_server.tokens["mia"])
+    tab.get_by_role("button", name="Sign in").click()
+    expect(heading(tab)).to_have_text("Printing a label")
+    assert path_of(tab) == f"/c/{ids[1]}"
     tab.close()
 
 
