@@ -5,7 +5,7 @@ import { ApiClient, ApiError } from "../src/api/client";
 import type { ConversationSummary } from "../src/api/types";
 import { emptyText, searchStatus } from "../src/member/ConversationList";
 import { conversationPath, isPlainClick, parseRoute } from "../src/router";
-import { ConversationRow, conversationLabel } from "../src/shell/ConversationRow";
+import { ConversationRow, conversationLabel, listDate } from "../src/shell/ConversationRow";
 import { appendPage, loadPages, PAGE_SIZE, pagesFor } from "../src/shell/conversationPages";
 import { documentTitle, routePageName } from "../src/shell/title";
 
@@ -211,5 +211,17 @@ describe("ApiClient conversation calls", () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(404);
     expect((error as ApiError).message).toBe("conversation 'x' not found");
+  });
+});
+
+describe("listDate", () => {
+  const now = new Date(2026, 10, 28, 18, 30);
+  it("shows the time today, the day this year, the full date before", () => {
+    expect(listDate(new Date(2026, 10, 28, 9, 5).toISOString(), now, "en-US")).toBe("9:05 AM");
+    expect(listDate(new Date(2026, 2, 3, 9, 5).toISOString(), now, "en-US")).toBe("Mar 3");
+    expect(listDate(new Date(2025, 11, 31, 9, 5).toISOString(), now, "en-US")).toBe("Dec 31, 2025");
+  });
+  it("leaves text that is not a date as it is", () => {
+    expect(listDate("yesterday", now)).toBe("yesterday");
   });
 });

@@ -10,6 +10,7 @@ import type {
   ChatRequest,
   ChatResponse,
   Conversation,
+  ConversationRename,
   ConversationSummary,
   EntryPerformance,
   ExposureFilter,
@@ -98,7 +99,7 @@ export class ApiClient {
   renameConversation(id: string, title: string): Promise<ConversationSummary> {
     return this.request<ConversationSummary>(`/conversations/${encodeURIComponent(id)}`, {
       method: "PATCH",
-      body: JSON.stringify({ title }),
+      body: JSON.stringify({ title } satisfies ConversationRename),
     });
   }
 

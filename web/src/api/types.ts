@@ -347,3 +347,8 @@ export interface ExposureFilter {
   limit?: number;
   offset?: number;
 }
+
+/** `PATCH /conversations/{id}`: the member's own title, 1 to 200 characters once trimmed. */
+export interface ConversationRename {
+  title: string;
+}

@@ -14,7 +14,7 @@ import {
 } from "react";
 
 import type { ConversationSummary } from "../api/types";
-import { formatDate } from "../components/format";
+import { formatDate, plural } from "../components/format";
 import { conversationPath, isPlainClick, navigate } from "../router";
 
 /** The server's limit on a title (after trimming). */
@@ -24,6 +24,23 @@ type Mode = "closed" | "actions" | "renaming" | "confirming";
 
 export function conversationLabel(c: ConversationSummary): string {
   return c.title?.trim() || "Untitled";
+}
+
+/**
+ * When a conversation was last active, as short as the list needs: the time today, the day
+ * this year, the full date before that (the local zone; `formatDate` for the raw text).
+ */
+export function listDate(value: string, now: Date = new Date(), locale?: string): string {
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return formatDate(value);
+  const sameYear = d.getFullYear() === now.getFullYear();
+  if (sameYear && d.getMonth() === now.getMonth() && d.getDate() === now.getDate()) {
+    return d.toLocaleTimeString(locale, { timeStyle: "short" });
+  }
+  return d.toLocaleDateString(
+    locale,
+    sameYear ? { month: "short", day: "numeric" } : { dateStyle: "medium" },
+  );
 }
 
 export function ConversationRow(props: {
@@ -156,7 +173,8 @@ export function ConversationRow(props: {
           >
             <span className="conversation-title">{label}</span>
             <span className="conversation-meta">
-              {formatDate(c.updated_at)} · {c.message_count} messages
+              <time dateTime={c.updated_at}>{listDate(c.updated_at)}</time> ·{" "}
+              {plural(c.message_count, "message", "messages")}
             </span>
           </a>
         )}
