@@ -1,6 +1,7 @@
 """The app shell in Chromium against a real `citewall serve` (demo KB, extractive generator):
-the conversation list (paging, links), keyboard access (skip links, focus after sign-in, a focus
-ring with enough contrast), sign-out, the conversation drawer on a phone and the tab title.
+the conversation list (paging, links, rename, delete, search), keyboard access (skip links,
+focus after sign-in, a focus ring with enough contrast), sign-out, the conversation drawer on a
+phone and the tab title.
 
 Each test signs in as its own member, whose history it seeds through the storage layer (the
 same ``save_turn`` the chat uses), so the lists do not depend on test order.
@@ -15,19 +16,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from citewall.config import load_settings
 from citewall.storage import db, users
-from citewall.storage.conversations import NewConversation, save_turn
 from citewall.storage.models import new_uuid
+from citewall.storage.turns import NewConversation, save_turn
 
-from .conftest import CitewallServer, start_server, stop_server
+from .conftest import CitewallServer, api, start_server, stop_server
 from .ui import BrowserTraps, ask, sign_in
 
 PHONE = {"width": 390, "height": 844}
-MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia")
+MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam")
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +161,143 @@ def test_list_items_are_links_that_open_in_a_new_tab(
     expect(heading(tab)).to_have_text("Printing a label")
     assert path_of(tab) == f"/c/{ids[1]}"
     tab.close()
+
+
+# -- rename, delete, search ------------------------------------------------------------------
+
+
+def row(page: Page, title: str) -> Any:
+    """The list item whose link or title field shows ``title``."""
+    return page.locator("li.conversation").filter(
+        has=page.locator(".conversation-title", has_text=title)
+    )
+
+
+def titles_listed(page: Page) -> list[str]:
+    return page.locator(".conversation-list .conversation-title").all_inner_texts()
+
+
+def test_rename_delete_and_search_conversations(
+    context: BrowserContext, shell_server: CitewallServer, screenshot: Callable[[Any, str], None]
+) -> None:
+    """Rename in place (Enter or Save; Escape cancels; the open conversation's heading and tab
+    follow), search on titles and questions, delete after a confirmation (the open one leaves
+    for a new conversation). The server agrees after each step; admins still see the deleted."""
+    # Newest first, as listed: the last title seeded is the newest.
+    label, refund, customs = ids = seed_conversations(
+        shell_server,
+        "sam",
+        ["Customs forms for Canada", "Refund for a damaged parcel", "Label printing fails"],
+    )
+    page = context.new_page()
+    traps = BrowserTraps().attach(page)
+    sign_in(page, shell_server.base_url, shell_server.tokens["sam"], path=f"/c/{refund}")
+    expect(heading(page)).to_have_text("Refund for a damaged parcel")
+    assert titles_listed(page) == [
+        "Label printing fails",
+        "Refund for a damaged parcel",
+        "Customs forms for Canada",
+    ]
+
+    def server_titles() -> dict[str, str]:
+        listed = api(shell_server, "sam", "GET", "/api/v1/conversations")
+        return {c["id"]: c["title"] for c in listed}
+
+    # -- rename another conversation with Enter; focus comes back to its link -----------------
+    page.get_by_role("button", name="Actions for Label printing fails").click()
+    page.get_by_role("button", name="Rename").click()
+    field = page.get_by_role("textbox", name="Title")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("Label printing fails")
+    field.fill("Printer trouble")
+    screenshot(page, "shell-rename")
+    field.press("Enter")
+    renamed = page.get_by_role("link", name=re.compile("^Printer trouble"))
+    expect(renamed).to_be_focused()
+    assert server_titles()[label] == "Printer trouble"
+    expect(heading(page)).to_have_text("Refund for a damaged parcel")
+
+    # -- Escape cancels ----------------------------------------------------------------------
+    page.get_by_role("button", name="Actions for Printer trouble").click()
+    page.get_by_role("button", name="Rename").click()
+    field.fill("Not this")
+    field.press("Escape")
+    expect(renamed).to_be_focused()
+    assert server_titles()[label] == "Printer trouble"
+
+    # -- rename the open conversation with Save: its heading and the tab follow ---------------
+    page.get_by_role("button", name="Actions for Refund for a damaged parcel").click()
+    page.get_by_role("button", name="Rename").click()
+    field.fill("  Damaged parcel refund ")
+    page.get_by_role("button", name="Save").click()
+    expect(heading(page)).to_have_text("Damaged parcel refund")
+    expect(page).to_have_title("Damaged parcel refund - citewall")
+    assert server_titles()[refund] == "Damaged parcel refund"
+
+    # -- search: on titles, and on the member's questions (the old title was the question) ----
+    search = page.get_by_role("searchbox", name="Search conversations")
+    search.fill("customs")
+    expect(page.locator(".conversation-list .conversation-title")).to_have_text(
+        ["Customs forms for Canada"]
+    )
+    expect(page.get_by_role("status").filter(has_text="match")).to_have_text(
+        "1 conversation matches."
+    )
+    search.fill("label printing")
+    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+    search.fill("no such words anywhere")
+    expect(page.get_by_text("No conversations match your search.")).to_be_visible()
+    search.fill("")
+    expect(page.locator(".conversation-list .conversation-title")).to_have_count(3)
+
+    # -- delete asks first; Cancel keeps it ---------------------------------------------------
+    toggle = page.get_by_role("button", name="Actions for Customs forms for Canada")
+    toggle.click()
+    row(page, "Customs forms for Canada").get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("group", name=re.compile("^Delete “Customs forms for Canada”"))
+    expect(confirm).to_be_visible()
+    expect(confirm.get_by_role("button", name="Cancel")).to_be_focused()
+    screenshot(page, "shell-delete-confirm")
+    confirm.get_by_role("button", name="Cancel").click()
+    expect(confirm).to_have_count(0)
+    expect(toggle).to_be_focused()
+    assert customs in server_titles()
+
+    # -- delete another conversation: gone from the list and from the server -----------------
+    toggle.click()
+    row(page, "Customs forms for Canada").get_by_role("button", name="Delete").click()
+    confirm.get_by_role("button", name="Delete").click()
+    expect(page.locator(".conversation-list .conversation-title")).to_have_text(
+        ["Printer trouble", "Damaged parcel refund"]
+    )
+    assert customs not in server_titles()
+    gone = httpx.get(
+        f"{shell_server.base_url}/api/v1/conversations/{customs}",
+        headers={"Authorization": f"Bearer {shell_server.tokens['sam']}"},
+        timeout=30,
+    )
+    assert gone.status_code == 404, gone.text
+    expect(heading(page)).to_have_text("Damaged parcel refund")
+
+    # -- delete the open one: a new conversation, ready to type in ----------------------------
+    page.get_by_role("button", name="Actions for Damaged parcel refund").click()
+    row(page, "Damaged parcel refund").get_by_role("button", name="Delete").click()
+    page.get_by_role("group", name=re.compile("^Delete “Damaged parcel refund”")).get_by_role(
+        "button", name="Delete"
+    ).click()
+    expect(page).to_have_url(re.compile(r"/$"))
+    expect(heading(page)).to_have_text("New conversation")
+    expect(page.get_by_label("Your question")).to_be_focused()
+    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+
+    # A reload shows what the server kept; the admin still sees both deleted conversations.
+    page.reload()
+    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+    admin_rows = api(shell_server, "ada", "GET", "/api/v1/admin/conversations?limit=200")
+    hidden = {c["id"] for c in admin_rows if c.get("hidden_at")}
+    assert {customs, refund} <= hidden and label not in hidden, admin_rows
+    assert set(ids) <= {c["id"] for c in admin_rows}
+    assert traps.page_errors == [] and traps.dialogs == []
 
 
 # -- defect 4: keyboard -----------------------------------------------------------------------
