@@ -30,9 +30,12 @@ type MeState =
 export function App(): ReactNode {
   const [token, setToken] = useState<string | null>(() => loadToken());
   const [signInError, setSignInError] = useState<string | null>(null);
-  const [meState, setMeState] = useState<MeState>({ status: "loading" });
   const route = useRoute();
   const client = useMemo(() => (token ? new ApiClient(token) : null), [token]);
+  // Who the current client's token belongs to; loading until its answer arrives.
+  const [answer, setAnswer] = useState<{ client: ApiClient; state: MeState } | null>(null);
+  const meState: MeState =
+    answer && answer.client === client ? answer.state : { status: "loading" };
   // Set by the sign-in form: once signed in, focus goes to the question box (not the body).
   const focusWhenReady = useRef(false);
 
@@ -52,15 +55,15 @@ export function App(): ReactNode {
   useEffect(() => {
     if (!client) return;
     let live = true;
-    setMeState({ status: "loading" });
     client.me().then(
-      (me) => live && setMeState({ status: "ready", me }),
+      (me) => live && setAnswer({ client, state: { status: "ready", me } }),
       (err: unknown) => {
         if (!live) return;
         if (err instanceof ApiError && err.status === 401) {
           signOut("That token was not accepted. Check it and try again.");
         } else {
-          setMeState({ status: "error", message: String((err as Error).message ?? err) });
+          const message = String((err as Error).message ?? err);
+          setAnswer({ client, state: { status: "error", message } });
         }
       },
     );
@@ -69,11 +72,12 @@ export function App(): ReactNode {
     };
   }, [client, signOut]);
 
+  const signedIn = meState.status === "ready";
   useEffect(() => {
-    if (meState.status !== "ready" || !focusWhenReady.current) return;
+    if (!signedIn || !focusWhenReady.current) return;
     focusWhenReady.current = false;
     focusStart();
-  }, [meState]);
+  }, [signedIn]);
 
   if (!client) {
     return (
