@@ -26,7 +26,7 @@ from citewall.storage.models import new_uuid
 from citewall.storage.turns import NewConversation, save_turn
 
 from .conftest import CitewallServer, api, start_server, stop_server
-from .ui import BrowserTraps, ask, sign_in
+from .ui import BrowserTraps, ask, contrast, focus_ring, rgb, sign_in
 
 PHONE = {"width": 390, "height": 844}
 MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam")
@@ -341,52 +341,6 @@ def test_skip_links_and_focus_after_sign_in(
     assert admin.evaluate("document.activeElement.closest('header') === null")
 
 
-#: The focused element's outline and the surface it is drawn on: the background of the
-#: nearest ancestor that paints one (the ring sits outside the element, past its offset).
-FOCUS_RING = r"""() => {
-  const el = document.activeElement;
-  const style = getComputedStyle(el);
-  const painted = (c) => c !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(c);
-  let surface = getComputedStyle(document.documentElement).backgroundColor;
-  for (let p = el.parentElement; p; p = p.parentElement) {
-    const bg = getComputedStyle(p).backgroundColor;
-    if (painted(bg)) { surface = bg; break; }
-  }
-  return {
-    what: el.tagName.toLowerCase() + " " +
-      (el.getAttribute("aria-label") || el.textContent || el.id).trim().slice(0, 40),
-    focusVisible: el.matches(":focus-visible"),
-    style: style.outlineStyle,
-    width: parseFloat(style.outlineWidth),
-    color: style.outlineColor,
-    surface,
-  };
-}"""
-
-
-def rgb(css: str) -> tuple[float, float, float]:
-    """An `rgb()`/`rgba()` computed colour as 0-255 channels."""
-    match = re.fullmatch(r"rgba?\(\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*[\d.]+)?\s*\)", css)
-    assert match, f"not an rgb() colour: {css}"
-    r, g, b = (float(v) for v in match.groups())
-    return r, g, b
-
-
-def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
-    """WCAG 2 contrast ratio of two sRGB colours (1 to 21)."""
-
-    def luminance(c: tuple[float, float, float]) -> float:
-        def linear(v: float) -> float:
-            s = v / 255
-            return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
-
-        r, g, b = (linear(v) for v in c)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def test_contrast_helper() -> None:
     assert round(contrast((0, 0, 0), (255, 255, 255)), 1) == 21.0
     assert round(contrast((0x8F, 0xB3, 0xEF), (255, 255, 255)), 1) == 2.1  # the old ring
@@ -399,7 +353,7 @@ def assert_focus_rings(page: Page, stops: int) -> list[str]:
     seen = []
     for _ in range(stops):
         page.keyboard.press("Tab")
-        ring = page.evaluate(FOCUS_RING)
+        ring = focus_ring(page)
         seen.append(ring["what"])
         assert ring["focusVisible"], ring
         assert ring["style"] not in ("none", "hidden") and ring["width"] >= 2, ring
@@ -415,7 +369,7 @@ def test_focus_ring_has_three_to_one_contrast(
     """Defect 4: the focus ring was a light blue shadow (#8fb3ef, ~2.1:1 against white). Every
     keyboard stop on the chat and on an admin page now shows an outline of at least 3:1 against
     white and against the surface around it."""
-    seed_conversations(shell_server, "kim", ["Focus ring question"])
+    seed_conversations(shell_server, "kim", ["Focus ring question", "Another focus question"])
     page = context.new_page()
     sign_in(page, shell_server.base_url, shell_server.tokens["kim"])
     page.goto(shell_server.base_url + "/")
