@@ -170,7 +170,9 @@ def screenshot() -> Callable[[Any, str], None]:
     def take(page: Any, name: str) -> None:
         # Made on demand: pytest-playwright empties test-results/ when its session starts.
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(RESULTS_DIR / f"{name}.png"), full_page=True)
+        # caret="initial": hiding the caret leaves a style attribute on every input, which the
+        # hostile-markup checks would read as injected (the conversation list has a search box).
+        page.screenshot(path=str(RESULTS_DIR / f"{name}.png"), full_page=True, caret="initial")
 
     return take
 

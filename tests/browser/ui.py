@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -199,3 +200,54 @@ def normalised(url: str, page: Page) -> str:
 
 def is_http(url: str | None) -> bool:
     return bool(url) and urlsplit(url or "").scheme in {"http", "https"}
+
+
+#: The focused element's outline and the surface it is drawn on: the background of the
+#: nearest ancestor that paints one (the ring sits outside the element, past its offset).
+FOCUS_RING = r"""() => {
+  const el = document.activeElement;
+  const style = getComputedStyle(el);
+  const painted = (c) => c !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(c);
+  let surface = getComputedStyle(document.documentElement).backgroundColor;
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const bg = getComputedStyle(p).backgroundColor;
+    if (painted(bg)) { surface = bg; break; }
+  }
+  return {
+    what: el.tagName.toLowerCase() + " " +
+      (el.getAttribute("aria-label") || el.textContent || el.id).trim().slice(0, 40),
+    focusVisible: el.matches(":focus-visible"),
+    style: style.outlineStyle,
+    width: parseFloat(style.outlineWidth),
+    color: style.outlineColor,
+    surface,
+  };
+}"""
+
+
+def rgb(css: str) -> tuple[float, float, float]:
+    """An `rgb()`/`rgba()` computed colour as 0-255 channels."""
+    match = re.fullmatch(r"rgba?\(\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*[\d.]+)?\s*\)", css)
+    assert match, f"not an rgb() colour: {css}"
+    r, g, b = (float(v) for v in match.groups())
+    return r, g, b
+
+
+def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    """WCAG 2 contrast ratio of two sRGB colours (1 to 21)."""
+
+    def luminance(c: tuple[float, float, float]) -> float:
+        def linear(v: float) -> float:
+            s = v / 255
+            return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (linear(v) for v in c)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def focus_ring(page: Page) -> dict[str, Any]:
+    """The focused element's outline (style, width, colour) and the surface behind it."""
+    return dict(page.evaluate(FOCUS_RING))

@@ -1,8 +1,8 @@
 /**
- * The shell: sign-in, who am I, the header with navigation, and the page for the route.
+ * The app: sign-in, who am I, then the shell (skip link, header, the page for the route).
  * Admin pages are offered only to the admin role (the API enforces it regardless).
  */
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 import { ApiClient, ApiError } from "./api/client";
 import type { Me } from "./api/types";
@@ -17,9 +17,13 @@ import { AdminEvents } from "./admin/AdminEvents";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
-import { NavLink } from "./components/NavLink";
-import { ChatPage } from "./member/ChatPage";
-import { useRoute, type Route } from "./router";
+import { navigate, useRoute, type Route } from "./router";
+import { ChatLayout } from "./shell/ChatLayout";
+import { focusStart, MAIN_ID } from "./shell/focus";
+import { Header } from "./shell/Header";
+import { SkipLink } from "./shell/SkipLink";
+import { routePageName, useDocumentTitle } from "./shell/title";
+import { useDrawer } from "./shell/useDrawer";
 
 type MeState =
   { status: "loading" } | { status: "ready"; me: Me } | { status: "error"; message: string };
@@ -27,28 +31,40 @@ type MeState =
 export function App(): ReactNode {
   const [token, setToken] = useState<string | null>(() => loadToken());
   const [signInError, setSignInError] = useState<string | null>(null);
-  const [meState, setMeState] = useState<MeState>({ status: "loading" });
   const route = useRoute();
   const client = useMemo(() => (token ? new ApiClient(token) : null), [token]);
+  // Who the current client's token belongs to; loading until its answer arrives.
+  const [answer, setAnswer] = useState<{ client: ApiClient; state: MeState } | null>(null);
+  const meState: MeState =
+    answer && answer.client === client ? answer.state : { status: "loading" };
+  // Set by the sign-in form: once signed in, focus goes to the question box (not the body).
+  const focusWhenReady = useRef(false);
 
   const signOut = useCallback((message: string | null = null) => {
     clearToken();
     setToken(null);
-    setMeState({ status: "loading" });
     setSignInError(message);
   }, []);
+
+  // Leaving on purpose starts the next session afresh at "/", whoever signs in next: the
+  // conversation that was open is not theirs to reopen.
+  const leave = useCallback(() => {
+    navigate("/", true);
+    signOut();
+  }, [signOut]);
 
   useEffect(() => {
     if (!client) return;
     let live = true;
     client.me().then(
-      (me) => live && setMeState({ status: "ready", me }),
+      (me) => live && setAnswer({ client, state: { status: "ready", me } }),
       (err: unknown) => {
         if (!live) return;
         if (err instanceof ApiError && err.status === 401) {
           signOut("That token was not accepted. Check it and try again.");
         } else {
-          setMeState({ status: "error", message: String((err as Error).message ?? err) });
+          const message = String((err as Error).message ?? err);
+          setAnswer({ client, state: { status: "error", message } });
         }
       },
     );
@@ -57,6 +73,13 @@ export function App(): ReactNode {
     };
   }, [client, signOut]);
 
+  const signedIn = meState.status === "ready";
+  useEffect(() => {
+    if (!signedIn || !focusWhenReady.current) return;
+    focusWhenReady.current = false;
+    focusStart();
+  }, [signedIn]);
+
   if (!client) {
     return (
       <SignIn
@@ -64,6 +87,7 @@ export function App(): ReactNode {
         onSubmit={(t) => {
           saveToken(t);
           setSignInError(null);
+          focusWhenReady.current = true;
           setToken(t);
         }}
       />
@@ -80,91 +104,47 @@ export function App(): ReactNode {
     return (
       <div className="page-status" role="alert">
         <p>Could not reach citewall: {meState.message}</p>
-        <button type="button" onClick={() => signOut()}>
+        <button type="button" onClick={leave}>
           Sign out
         </button>
       </div>
     );
   }
-  const me = meState.me;
+  return <SignedIn me={meState.me} client={client} route={route} onSignOut={leave} />;
+}
+
+function SignedIn(props: {
+  me: Me;
+  client: ApiClient;
+  route: Route;
+  onSignOut: () => void;
+}): ReactNode {
+  const { me, client, route } = props;
+  const drawer = useDrawer();
+  const chat = route.name === "chat";
+  // The chat page names the tab after its conversation; the shell names every other page.
+  useDocumentTitle(chat ? undefined : routePageName(route, me.role === "admin"));
   return (
     <div className="app">
-      <header className="app-header">
-        <span className="brand">citewall</span>
-        <nav aria-label="Main">
-          <ul className="nav-list">
-            <li>
-              <NavLink to="/" current={route.name === "chat"}>
-                Chat
-              </NavLink>
-            </li>
-            {me.role === "admin" && <AdminNav route={route} />}
-          </ul>
-        </nav>
-        <span className="who">
-          <span className="visually-hidden">Signed in as </span>
-          {me.name} <span className="role-badge">{me.role}</span>
-        </span>
-        <button type="button" className="link-button" onClick={() => signOut()}>
-          Sign out
-        </button>
-      </header>
-      <main className="app-main" id="main">
-        <Page route={route} client={client} me={me} />
-      </main>
+      <SkipLink to={chat ? "question" : "main"} inert={drawer.open} />
+      <Header me={me} route={route} drawer={chat ? drawer : null} onSignOut={props.onSignOut} />
+      {route.name === "chat" ? (
+        <ChatLayout client={client} conversationId={route.conversationId} drawer={drawer} />
+      ) : (
+        <main className="app-main" id={MAIN_ID} tabIndex={-1}>
+          <Page route={route} client={client} me={me} />
+        </main>
+      )}
     </div>
   );
 }
 
-function AdminNav(props: { route: Route }): ReactNode {
-  const r = props.route.name;
-  return (
-    <>
-      <li>
-        <NavLink
-          to="/admin/conversations"
-          current={r === "admin-conversations" || r === "admin-conversation"}
-        >
-          Conversations
-        </NavLink>
-      </li>
-      <li>
-        <NavLink to="/admin/cards" current={r === "admin-cards" || r === "admin-card"}>
-          Cards
-        </NavLink>
-      </li>
-      <li>
-        <NavLink to="/admin/analytics" current={r === "admin-analytics"}>
-          Analytics
-        </NavLink>
-      </li>
-      <li>
-        <NavLink to="/admin/events" current={r === "admin-events"}>
-          Retrieval events
-        </NavLink>
-      </li>
-      <li>
-        <NavLink to="/admin/gaps" current={r === "admin-gaps"}>
-          Knowledge gaps
-        </NavLink>
-      </li>
-      <li>
-        <NavLink
-          to="/admin/exposure"
-          current={r === "admin-exposure" || r === "admin-member-exposure"}
-        >
-          Exposure
-        </NavLink>
-      </li>
-    </>
-  );
-}
-
-function Page(props: { route: Route; client: ApiClient; me: Me }): ReactNode {
+function Page(props: {
+  route: Exclude<Route, { name: "chat" }>;
+  client: ApiClient;
+  me: Me;
+}): ReactNode {
   const { route, client, me } = props;
-  if (route.name === "chat") {
-    return <ChatPage client={client} conversationId={route.conversationId} />;
-  }
   if (route.name === "not-found") {
     return <p role="alert">There is no page here.</p>;
   }

@@ -4,6 +4,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import "./styles/app.css";
 import "./styles/admin.css";
+import "./styles/shell.css";
 
 const root = document.getElementById("root");
 if (root) {

@@ -45,6 +45,28 @@ export function parseRoute(pathname: string): Route {
   return { name: "not-found" };
 }
 
+/** The app path of a member's conversation. */
+export function conversationPath(id: string): string {
+  return `/c/${encodeURIComponent(id)}`;
+}
+
+/**
+ * Whether a click on an in-app link is the app's to follow: a plain primary click. A click with
+ * a modifier (new tab, new window, download) or another button is left to the browser.
+ */
+export function isPlainClick(e: {
+  button: number;
+  metaKey: boolean;
+  ctrlKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+  defaultPrevented: boolean;
+}): boolean {
+  return (
+    !e.defaultPrevented && e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey
+  );
+}
+
 /** Push `path` and notify the app. */
 export function navigate(path: string, replace = false): void {
   if (window.location.pathname === path) return;

@@ -11,6 +11,7 @@ import type {
   ChatRequest,
   ChatResponse,
   Conversation,
+  ConversationRename,
   ConversationSummary,
   EntryPerformance,
   ExposureFilter,
@@ -81,6 +82,8 @@ export class ApiClient {
       const body: unknown = await response.json().catch(() => null);
       throw new ApiError(response.status, errorDetail(body, response.status));
     }
+    // 204 No Content: the callers of such paths ask for `void`.
+    if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
 
@@ -88,8 +91,24 @@ export class ApiClient {
     return this.request<Me>("/me");
   }
 
-  conversations(): Promise<ConversationSummary[]> {
-    return this.request<ConversationSummary[]>("/conversations");
+  /** The member's own conversations, most recently updated first; `q` filters on the title
+   * and the member's questions. */
+  conversations(
+    params: { limit?: number; offset?: number; q?: string } = {},
+  ): Promise<ConversationSummary[]> {
+    return this.request<ConversationSummary[]>(`/conversations${query(params)}`);
+  }
+
+  renameConversation(id: string, title: string): Promise<ConversationSummary> {
+    return this.request<ConversationSummary>(`/conversations/${encodeURIComponent(id)}`, {
+      method: "PATCH",
+      body: JSON.stringify({ title } satisfies ConversationRename),
+    });
+  }
+
+  /** Hides the conversation from its member (its turns stay stored). */
+  deleteConversation(id: string): Promise<void> {
+    return this.request<void>(`/conversations/${encodeURIComponent(id)}`, { method: "DELETE" });
   }
 
   conversation(id: string): Promise<Conversation> {

@@ -1,11 +1,14 @@
 /** The sign-in form: paste the bearer token that `citewall users add` printed. */
 import { useState, type FormEvent, type ReactNode } from "react";
 
+import { useDocumentTitle } from "../shell/title";
+
 export function SignIn(props: {
   error: string | null;
   onSubmit: (token: string) => void;
 }): ReactNode {
   const [token, setToken] = useState("");
+  useDocumentTitle("Sign in");
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     if (token.trim()) props.onSubmit(token.trim());
@@ -22,6 +25,8 @@ export function SignIn(props: {
           type="password"
           autoComplete="off"
           spellCheck={false}
+          // The only thing to do on this page; after a sign-out focus starts here.
+          autoFocus
           value={token}
           onChange={(e) => setToken(e.target.value)}
           required

@@ -5,11 +5,11 @@
  */
 import type { MouseEvent, ReactNode } from "react";
 
-import { navigate } from "../router";
+import { isPlainClick, navigate } from "../router";
 
 export function NavLink(props: { to: string; current?: boolean; children: ReactNode }): ReactNode {
   const onClick = (e: MouseEvent<HTMLAnchorElement>): void => {
-    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    if (!isPlainClick(e)) return;
     e.preventDefault();
     navigate(props.to);
   };

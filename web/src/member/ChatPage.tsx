@@ -1,5 +1,6 @@
 /**
- * The member's chat: conversation list, the turns of the open conversation, and the composer.
+ * The member's chat: the turns of the open conversation and the composer (the shell shows the
+ * conversation list beside it).
  * Answers stream in token by token; the final event replaces the streamed text with the
  * server's answer and brings the sources. A reload of /c/<id> rebuilds the same view from
  * history.
@@ -7,10 +8,17 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { AnswerStatus, ChatResponse, HybridPath, Message, Source } from "../api/types";
+import type {
+  AnswerStatus,
+  ChatResponse,
+  ConversationSummary,
+  HybridPath,
+  Message,
+  Source,
+} from "../api/types";
 import { navigate } from "../router";
+import { useDocumentTitle } from "../shell/title";
 import { Composer } from "./Composer";
-import { ConversationList } from "./ConversationList";
 import { Turn } from "./Turn";
 
 export interface DisplayTurn {
@@ -58,15 +66,21 @@ export function finalFields(
   };
 }
 
-export function ChatPage(props: { client: ApiClient; conversationId: string | null }): ReactNode {
-  const { client, conversationId } = props;
+export function ChatPage(props: {
+  client: ApiClient;
+  conversationId: string | null;
+  /** The last conversation renamed in the list; its new title shows if it is the open one. */
+  renamed?: ConversationSummary | null;
+  /** A turn was stored (the conversation list reloads). */
+  onStored?: () => void;
+}): ReactNode {
+  const { client, conversationId, renamed, onStored } = props;
   const [turns, setTurns] = useState<DisplayTurn[]>([]);
   const [title, setTitle] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState("");
-  const [listVersion, setListVersion] = useState(0);
   // The conversation the view currently shows; a route change to it (after the stream's meta
   // event) must not reload it from history mid-stream.
   const shownId = useRef<string | null>(null);
@@ -102,6 +116,10 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
       live = false;
     };
   }, [client, conversationId]);
+
+  const shownTitle = renamed && renamed.id === conversationId ? renamed.title : title;
+  const heading = shownTitle || (conversationId ? "Conversation" : "New conversation");
+  useDocumentTitle(heading);
 
   const patch = useCallback((key: string, change: Partial<DisplayTurn>) => {
     setTurns((ts) => ts.map((t) => (t.key === key ? { ...t, ...change } : t)));
@@ -163,53 +181,35 @@ export function ChatPage(props: { client: ApiClient; conversationId: string | nu
         setStatus("The answer failed.");
       } finally {
         setBusy(false);
-        setListVersion((v) => v + 1);
+        onStored?.();
       }
     },
-    [client, patch],
+    [client, patch, onStored],
   );
 
   return (
-    <div className="chat-layout">
-      <aside className="conversations" aria-label="Conversations">
-        <button
-          type="button"
-          className="new-conversation"
-          onClick={() => navigate("/")}
-          disabled={busy}
-        >
-          New conversation
-        </button>
-        <ConversationList
-          client={client}
-          currentId={conversationId}
-          version={listVersion}
-          disabled={busy}
-        />
-      </aside>
-      <section className="chat" aria-labelledby="chat-title">
-        <h1 id="chat-title" className="chat-title">
-          {title || (conversationId ? "Conversation" : "New conversation")}
-        </h1>
-        {loadError && (
-          <p className="error" role="alert">
-            Could not load this conversation: {loadError}
-          </p>
-        )}
-        {loading && <p role="status">Loading conversation…</p>}
-        <ol className="turns" aria-label="Messages">
-          {turns.map((t) => (
-            <Turn key={t.key} turn={t} />
-          ))}
-        </ol>
-        {turns.length === 0 && !loading && !loadError && (
-          <p className="empty-hint">Ask a question about the knowledge base to start.</p>
-        )}
-        <p className="visually-hidden" role="status" aria-live="polite">
-          {status}
+    <section className="chat" aria-labelledby="chat-title">
+      <h1 id="chat-title" className="chat-title">
+        {heading}
+      </h1>
+      {loadError && (
+        <p className="error" role="alert">
+          Could not load this conversation: {loadError}
         </p>
-        <Composer onSend={(message) => void send(message)} busy={busy} />
-      </section>
-    </div>
+      )}
+      {loading && <p role="status">Loading conversation…</p>}
+      <ol className="turns" aria-label="Messages">
+        {turns.map((t) => (
+          <Turn key={t.key} turn={t} />
+        ))}
+      </ol>
+      {turns.length === 0 && !loading && !loadError && (
+        <p className="empty-hint">Ask a question about the knowledge base to start.</p>
+      )}
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {status}
+      </p>
+      <Composer onSend={(message) => void send(message)} busy={busy} />
+    </section>
   );
 }

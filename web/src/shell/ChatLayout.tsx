@@ -1,0 +1,53 @@
+/**
+ * The chat route: the conversation list (sidebar or drawer) and, as the page's main content,
+ * the chat page. The list reloads when a turn is stored; a rename of the open conversation
+ * reaches the chat page's heading; deleting it leaves for a fresh chat.
+ */
+import { useCallback, useState, type ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import type { ConversationSummary } from "../api/types";
+import { ChatPage } from "../member/ChatPage";
+import { navigate } from "../router";
+import { ConversationsPanel } from "./ConversationsPanel";
+import { focusQuestion, MAIN_ID } from "./focus";
+import type { Drawer } from "./useDrawer";
+
+export function ChatLayout(props: {
+  client: ApiClient;
+  conversationId: string | null;
+  drawer: Drawer;
+}): ReactNode {
+  const { conversationId, drawer } = props;
+  const [version, setVersion] = useState(0);
+  const [renamed, setRenamed] = useState<ConversationSummary | null>(null);
+  const onStored = useCallback(() => setVersion((v) => v + 1), []);
+
+  const onDeleted = (id: string): void => {
+    if (id !== conversationId) return;
+    navigate("/");
+    if (drawer.open) drawer.hide("question");
+    else focusQuestion();
+  };
+
+  return (
+    <div className="chat-layout">
+      <ConversationsPanel
+        client={props.client}
+        currentId={conversationId}
+        version={version}
+        drawer={drawer}
+        onRenamed={setRenamed}
+        onDeleted={onDeleted}
+      />
+      <main id={MAIN_ID} className="chat-main" tabIndex={-1} inert={drawer.open}>
+        <ChatPage
+          client={props.client}
+          conversationId={conversationId}
+          renamed={renamed}
+          onStored={onStored}
+        />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The header: on the chat, the button that opens the conversation drawer (phones only); the
+ * app's name, the navigation (admin pages for admins), who is signed in, and Sign out. It
+ * stays one row: the navigation scrolls sideways when it does not fit.
+ */
+import type { ReactNode } from "react";
+
+import type { Me } from "../api/types";
+import { NavLink } from "../components/NavLink";
+import type { Route } from "../router";
+import { DRAWER_ID, DRAWER_TOGGLE_ID, type Drawer } from "./useDrawer";
+
+export function Header(props: {
+  me: Me;
+  route: Route;
+  /** The conversation drawer, on the chat route. */
+  drawer: Drawer | null;
+  onSignOut: () => void;
+}): ReactNode {
+  const { me, route, drawer } = props;
+  return (
+    <header className="app-header" inert={drawer?.open}>
+      {drawer?.narrow && (
+        <button
+          type="button"
+          id={DRAWER_TOGGLE_ID}
+          className="drawer-toggle"
+          aria-label="Conversations"
+          aria-controls={DRAWER_ID}
+          aria-expanded={drawer.open}
+          onClick={drawer.show}
+        >
+          <span className="bars" aria-hidden="true" />
+        </button>
+      )}
+      <span className="brand">citewall</span>
+      <nav aria-label="Main">
+        <ul className="nav-list">
+          <li>
+            <NavLink to="/" current={route.name === "chat"}>
+              Chat
+            </NavLink>
+          </li>
+          {me.role === "admin" && <AdminNav route={route} />}
+        </ul>
+      </nav>
+      <span className="who">
+        <span className="visually-hidden">Signed in as </span>
+        <span className="who-name">{me.name}</span> <span className="role-badge">{me.role}</span>
+      </span>
+      <button type="button" className="link-button sign-out" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </header>
+  );
+}
+
+function AdminNav(props: { route: Route }): ReactNode {
+  const r = props.route.name;
+  return (
+    <>
+      <li>
+        <NavLink
+          to="/admin/conversations"
+          current={r === "admin-conversations" || r === "admin-conversation"}
+        >
+          Conversations
+        </NavLink>
+      </li>
+      <li>
+        <NavLink to="/admin/cards" current={r === "admin-cards" || r === "admin-card"}>
+          Cards
+        </NavLink>
+      </li>
+      <li>
+        <NavLink to="/admin/analytics" current={r === "admin-analytics"}>
+          Analytics
+        </NavLink>
+      </li>
+      <li>
+        <NavLink to="/admin/events" current={r === "admin-events"}>
+          Retrieval events
+        </NavLink>
+      </li>
+      <li>
+        <NavLink to="/admin/gaps" current={r === "admin-gaps"}>
+          Knowledge gaps
+        </NavLink>
+      </li>
+      <li>
+        <NavLink
+          to="/admin/exposure"
+          current={r === "admin-exposure" || r === "admin-member-exposure"}
+        >
+          Exposure
+        </NavLink>
+      </li>
+    </>
+  );
+}
