@@ -16,9 +16,9 @@ export interface Me {
 /**
  * `answered`: the answer comes from the knowledge base, with its sources. `not_found`: one
  * honest sentence (or a small-talk reply) saying the knowledge base does not answer it; no
- * sources and no knowledge-base text.
+ * sources and no knowledge-base text. `stopped`: the member stopped it; the prose said so far.
  */
-export type AnswerStatus = "answered" | "not_found";
+export type AnswerStatus = "answered" | "not_found" | "stopped";
 
 /** A source as a member sees it: external cards only, metadata already allowlisted. */
 export interface Source {
@@ -64,6 +64,10 @@ export interface Message {
   answer_status?: AnswerStatus | null;
   sources?: Source[] | null;
   hybrid_path?: HybridPath;
+  /** The member's own rating (assistant messages only). */
+  feedback?: FeedbackPublic | null;
+  /** The answer this one replaced (a regenerated answer); the earlier one stays before it. */
+  regenerated_from?: string | null;
   created_at: string;
 }
 
@@ -346,4 +350,28 @@ export interface ExposureFilter {
   until?: string;
   limit?: number;
   offset?: number;
+}
+
+// -- feedback and examples (member) -----------------------------------------------------------
+
+export type Rating = "up" | "down";
+
+/** PUT /messages/{id}/feedback: one rating per member per answer; a new PUT replaces it. */
+export interface FeedbackRequest {
+  rating: Rating;
+  /** At most 2000 characters once trimmed; empty means none. */
+  comment: string | null;
+}
+
+/** The member's own rating of one answer. */
+export interface FeedbackPublic {
+  message_id: string;
+  rating: Rating;
+  comment: string | null;
+  updated_at: string;
+}
+
+/** GET /examples: example questions for an empty conversation. */
+export interface ExamplesPublic {
+  questions: string[];
 }
