@@ -16,6 +16,7 @@ import { AdminEvents } from "./admin/AdminEvents";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
+import { SESSION_ENDED, UNAVAILABLE, UNREACHABLE } from "./chat/problems";
 import { NavLink } from "./components/NavLink";
 import { ChatPage } from "./member/ChatPage";
 import { useRoute, type Route } from "./router";
@@ -27,6 +28,7 @@ export function App(): ReactNode {
   const [token, setToken] = useState<string | null>(() => loadToken());
   const [signInError, setSignInError] = useState<string | null>(null);
   const [meState, setMeState] = useState<MeState>({ status: "loading" });
+  const [meAttempt, setMeAttempt] = useState(0);
   const route = useRoute();
   const client = useMemo(() => (token ? new ApiClient(token) : null), [token]);
 
@@ -47,14 +49,20 @@ export function App(): ReactNode {
         if (err instanceof ApiError && err.status === 401) {
           signOut("That token was not accepted. Check it and try again.");
         } else {
-          setMeState({ status: "error", message: String((err as Error).message ?? err) });
+          setMeState({
+            status: "error",
+            message: err instanceof ApiError ? UNAVAILABLE : UNREACHABLE,
+          });
         }
       },
     );
     return () => {
       live = false;
     };
-  }, [client, signOut]);
+  }, [client, signOut, meAttempt]);
+
+  // A token refused after it was accepted (revoked, user disabled): back to sign-in, saying so.
+  useEffect(() => client?.onSessionEnded(() => signOut(SESSION_ENDED)), [client, signOut]);
 
   if (!client) {
     return (
@@ -78,8 +86,11 @@ export function App(): ReactNode {
   if (meState.status === "error") {
     return (
       <div className="page-status" role="alert">
-        <p>Could not reach citewall: {meState.message}</p>
-        <button type="button" onClick={() => signOut()}>
+        <p>{meState.message}</p>
+        <button type="button" onClick={() => setMeAttempt((n) => n + 1)}>
+          Retry
+        </button>
+        <button type="button" className="link-button" onClick={() => signOut()}>
           Sign out
         </button>
       </div>
@@ -162,7 +173,7 @@ function AdminNav(props: { route: Route }): ReactNode {
 function Page(props: { route: Route; client: ApiClient; me: Me }): ReactNode {
   const { route, client, me } = props;
   if (route.name === "chat") {
-    return <ChatPage client={client} conversationId={route.conversationId} />;
+    return <ChatPage client={client} conversationId={route.conversationId} role={me.role} />;
   }
   if (route.name === "not-found") {
     return <p role="alert">There is no page here.</p>;
