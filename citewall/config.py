@@ -6,13 +6,14 @@ traceback or a log line. A bad value fails at start-up with a message that names
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -24,6 +25,27 @@ RerankerPrecision = Literal["fp32", "bf16", "int8"]
 
 #: The reranker the design names; loaded from the local model cache or a hub where reachable.
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+#: Limits of ``example_questions``: how many, and how long each.
+MAX_EXAMPLE_QUESTIONS = 12
+MAX_EXAMPLE_CHARS = 200
+
+
+def check_example_questions(questions: list[str]) -> list[str]:
+    """Example questions as served: trimmed, non-empty, at most 12 of at most 200 characters.
+
+    >>> check_example_questions(["  How do refunds work? "])
+    ['How do refunds work?']
+    """
+    if len(questions) > MAX_EXAMPLE_QUESTIONS:
+        raise ValueError(f"at most {MAX_EXAMPLE_QUESTIONS} questions, got {len(questions)}")
+    cleaned = [" ".join(q.split()) for q in questions]
+    for q in cleaned:
+        if not 1 <= len(q) <= MAX_EXAMPLE_CHARS:
+            raise ValueError(
+                f"each question has 1 to {MAX_EXAMPLE_CHARS} characters, got {len(q)}: {q[:40]!r}"
+            )
+    return cleaned
 
 
 class Settings(BaseSettings):
@@ -147,6 +169,14 @@ class Settings(BaseSettings):
     openai_max_tokens: int = Field(default=512, ge=16)
     openai_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
 
+    # -- the web UI ----------------------------------------------------------------------------
+    example_questions: list[str] = Field(
+        default_factory=list,
+        description="Questions suggested on an empty conversation, a JSON list "
+        "('[\"How long do refunds take?\"]'). Write them about public (external) content: "
+        "every member sees them. `citewall demo` uses the demo KB's examples.json when unset.",
+    )
+
     # -- API limits ----------------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -162,6 +192,11 @@ class Settings(BaseSettings):
     @classmethod
     def _auto_threads(cls, value: object) -> object:
         return None if isinstance(value, str) and value.strip().lower() in {"", "auto"} else value
+
+    @field_validator("example_questions")
+    @classmethod
+    def _check_examples(cls, value: list[str]) -> list[str]:
+        return check_example_questions(value)
 
     @field_validator("database_url")
     @classmethod
@@ -235,6 +270,13 @@ def load_settings(**overrides: object) -> Settings:
     """
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
+    except SettingsError as exc:  # a list or object setting whose text is not JSON
+        named = re.search(r'field "(\w+)"', str(exc))
+        env = f"CITEWALL_{named.group(1).upper()}" if named else "a setting"
+        raise ConfigError(
+            f"invalid configuration: {env} is not valid JSON; write a JSON list, "
+            'e.g. ["How long do refunds take?"]'
+        ) from None
     except ValidationError as exc:
         problems = []
         for err in exc.errors():

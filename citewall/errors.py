@@ -39,6 +39,10 @@ class NotFoundError(UserError):
     """A named thing (conversation, card, user) does not exist or is not yours."""
 
 
+class ConflictError(UserError):
+    """The request does not fit the current state (e.g. nothing to answer again) (HTTP 409)."""
+
+
 class AuthError(UserError):
     """Missing, malformed, unknown or revoked credentials."""
 

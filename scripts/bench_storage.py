@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, text, update
 
 from citewall.retrieval.types import RetrievalRecord
 from citewall.storage.analytics import entry_performance, retrieval_events
-from citewall.storage.conversations import NewConversation, save_turn
+from citewall.storage.turns import NewConversation, save_turn
 from citewall.storage.models import Message, RetrievalEvent, new_uuid
 from citewall.storage.schema import open_database
 from citewall.storage.users import create_user

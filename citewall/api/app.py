@@ -14,7 +14,16 @@ from citewall.api.headers import SecurityHeadersMiddleware
 from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
-from citewall.api.routes import admin, chat, conversations, health, me, search
+from citewall.api.routes import (
+    admin,
+    chat,
+    conversations,
+    examples,
+    feedback,
+    health,
+    me,
+    search,
+)
 from citewall.api.spa import install_spa
 from citewall.config import get_settings
 from citewall.runtime import Runtime
@@ -47,7 +56,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         runtime.settings.rate_limit_per_minute, clock=lambda: runtime.clock().timestamp()
     )
     install_error_handlers(app)
-    for module in (chat, conversations, search, me, admin, health):
+    for module in (chat, conversations, feedback, examples, search, me, admin, health):
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)

@@ -19,6 +19,7 @@ from citewall.api.responses import EncodableJSONResponse
 from citewall.errors import (
     AuthError,
     CitewallError,
+    ConflictError,
     ConversationFullError,
     GenerationError,
     LimitError,
@@ -51,7 +52,7 @@ def status_for(exc: CitewallError) -> int:
         return 403
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, ConversationFullError):
+    if isinstance(exc, ConversationFullError | ConflictError):
         return 409
     if isinstance(exc, MessageTooLongError):
         return 413

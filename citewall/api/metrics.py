@@ -42,6 +42,13 @@ class ApiMetrics:
             "[n] markers the generator wrote that pointed outside the context (dropped)",
             registry=self.registry,
         )
+        self.stopped = Counter(
+            "citewall_answers_stopped_total",
+            "Streamed answers the member stopped (closed the connection) mid-answer, by whether "
+            "the prose said so far was stored",
+            ["stored"],
+            registry=self.registry,
+        )
         self.restricted = Counter(
             "citewall_answers_restricted_total",
             "Turns answered from external cards only: the member's exposure budget was spent",
@@ -74,6 +81,10 @@ class ApiMetrics:
             self.restricted.inc()
         if alert:
             self.exposure_alerts.inc()
+
+    def record_stop(self, stored: bool) -> None:
+        """Count one answer the member stopped."""
+        self.stopped.labels(stored="true" if stored else "false").inc()
 
     def record_error(self, exc: BaseException) -> None:
         self.chat_errors.labels(kind=type(exc).__name__).inc()

@@ -92,11 +92,15 @@ class ProseStream:
         self._prose = prose
         self._raw = ""
         self.emitted = ""
+        #: The raw text (markers kept) that later deltas can no longer change: what the prose
+        #: shown so far stands for, and what a stopped answer keeps.
+        self.settled = ""
 
     def feed(self, delta: str) -> str:
         """Add a raw delta; return the prose that is now safe to show (may be empty)."""
         self._raw += delta
-        prose = self._prose(self._raw[: safe_prefix_end(self._raw)])
+        self.settled = self._raw[: safe_prefix_end(self._raw)]
+        prose = self._prose(self.settled)
         # Stripping can leave an unclosed bracket (``[[1]`` -> ``[``) that later text turns
         # into a marker (``[[1]1]`` -> ``[1]`` -> ``""``): hold that back too.
         return self._advance(prose[: safe_prefix_end(prose)])

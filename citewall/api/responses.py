@@ -36,7 +36,8 @@ _DESCRIPTIONS: dict[int, str] = {
     401: "Missing, malformed, unknown or revoked bearer token.",
     403: "Authenticated, but the role may not use this route (admin only).",
     404: "Unknown id, or not yours.",
-    409: "The conversation is full (max messages reached).",
+    409: "The conversation is full (max messages reached), or has no answered question to "
+    "answer again.",
     413: "The message or request body is over its limit.",
     429: "Over the per-member rate limit; see Retry-After.",
     502: "The answer generator failed; nothing was saved.",

@@ -11,9 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from citewall.api.analytics_schemas import RetrievalEventRow
 from citewall.boundary.external import SourcePublic
 from citewall.retrieval.types import HybridPath
-from citewall.storage.models import AnswerStatus
+from citewall.storage.conversations import TITLE_MAX_CHARS
+from citewall.storage.feedback import COMMENT_MAX_CHARS
+from citewall.storage.models import AnswerStatus, Rating
 from citewall.text.cleaning import clean_text
 
 __all__ = [
@@ -22,25 +25,19 @@ __all__ = [
     "AdminCardPage",
     "AdminConversation",
     "AdminConversationSummary",
+    "AdminFeedback",
     "AdminMessage",
     "AdminSearchHit",
     "AdminSearchResponse",
     "ChatRequest",
     "ChatResponsePublic",
     "ConversationPublic",
+    "ConversationRename",
     "ConversationSummaryPublic",
-    "ExposureBudget",
-    "ExposureCard",
-    "ExposureDay",
-    "ExposureMember",
-    "ExposureReport",
-    "ExposureTurn",
-    "KnowledgeGap",
-    "KnowledgeGapPeriod",
-    "KnowledgeGapQuestion",
-    "KnowledgeGapReport",
+    "ExamplesPublic",
+    "FeedbackPublic",
+    "FeedbackRequest",
     "MePublic",
-    "MemberExposureReport",
     "MessagePublic",
     "SearchRequest",
     "SearchResponsePublic",
@@ -86,6 +83,47 @@ class ChatRequest(BaseModel):
         return _typed_text("message", value)
 
 
+class ConversationRename(BaseModel):
+    """A title the member chooses: whitespace collapsed, 1 to 200 characters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(description=f"1 to {TITLE_MAX_CHARS} characters once trimmed.")
+
+    @field_validator("title")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        title = " ".join(_typed_text("title", value).split())
+        if len(title) > TITLE_MAX_CHARS:
+            raise ValueError(f"title has {len(title)} characters; the limit is {TITLE_MAX_CHARS}")
+        return title
+
+
+class FeedbackRequest(BaseModel):
+    """A thumbs up or down on an answer, with an optional comment (trimmed; empty: none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rating: Rating = Field(description="'up' (helpful) or 'down' (not helpful).")
+    comment: str | None = Field(
+        default=None, description=f"At most {COMMENT_MAX_CHARS} characters once trimmed."
+    )
+
+    @field_validator("comment")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if "\x00" in value:
+            raise ValueError("comment contains a NUL character")
+        comment = clean_text(value).strip()
+        if len(comment) > COMMENT_MAX_CHARS:
+            raise ValueError(
+                f"comment has {len(comment)} characters; the limit is {COMMENT_MAX_CHARS}"
+            )
+        return comment or None
+
+
 class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -123,6 +161,15 @@ class ConversationSummaryPublic(_Public):
     message_count: int
 
 
+class FeedbackPublic(_Public):
+    """The member's own rating of one answer."""
+
+    message_id: str
+    rating: Rating
+    comment: str | None
+    updated_at: datetime
+
+
 class MessagePublic(_Public):
     """A stored message as a member sees it on history reload."""
 
@@ -133,6 +180,10 @@ class MessagePublic(_Public):
     answer_status: AnswerStatus | None
     sources: list[SourcePublic]
     hybrid_path: HybridPath | None
+    #: The member's own rating (assistant messages only).
+    feedback: FeedbackPublic | None
+    #: The answer this one replaced (a regenerated answer); the earlier one stays before it.
+    regenerated_from: str | None
     created_at: datetime
 
 
@@ -163,6 +214,12 @@ class MePublic(_Public):
     role: Literal["member", "admin"]
 
 
+class ExamplesPublic(_Public):
+    """Example questions for an empty conversation (settings; never from internal cards)."""
+
+    questions: list[str]
+
+
 # -- admin responses (full data) -------------------------------------------------------------
 
 
@@ -175,6 +232,15 @@ class UnreadableStored(BaseModel):
     title: str
     #: The stored value as JSON text, at most ``UNREADABLE_RAW_CHARS`` characters.
     raw: str
+
+
+class AdminFeedback(BaseModel):
+    """The conversation owner's rating of an answer."""
+
+    rating: Rating
+    comment: str | None
+    created_at: datetime
+    updated_at: datetime
 
 
 class AdminMessage(BaseModel):
@@ -197,6 +263,10 @@ class AdminMessage(BaseModel):
     support: float | None = None
     #: Why the answer used external cards only (the member's exposure budget), or None.
     restricted: str | None = None
+    #: The conversation owner's rating of this answer.
+    feedback: AdminFeedback | None = None
+    #: The answer this one replaced (a regenerated answer).
+    regenerated_from: str | None = None
     created_at: datetime
 
 
@@ -206,20 +276,25 @@ class AdminConversationSummary(BaseModel):
 
     id: str
     user_id: str
+    user_name: str
     title: str
     created_at: datetime
     updated_at: datetime
     message_count: int
+    #: When its member deleted it (hidden from them; kept for admins), None when shown.
+    hidden_at: datetime | None
 
 
 class AdminConversation(BaseModel):
     id: str
     user_id: str
+    user_name: str
     title: str
     created_at: datetime
     updated_at: datetime
+    hidden_at: datetime | None
     messages: list[AdminMessage]
-    retrieval_events: list[dict[str, Any]]
+    retrieval_events: list[RetrievalEventRow]
 
 
 class AdminCard(BaseModel):
@@ -255,131 +330,3 @@ class AdminSearchResponse(BaseModel):
     results: list[AdminSearchHit]
     hybrid_path: HybridPath | None
     notes: list[str]
-
-
-class KnowledgeGapQuestion(BaseModel):
-    message_id: str
-    conversation_id: str
-    question: str
-    answer_status: str
-    support: float | None
-    asked_at: datetime
-
-
-class KnowledgeGapPeriod(BaseModel):
-    period_start: str
-    count: int
-
-
-class KnowledgeGap(BaseModel):
-    """Similar questions the knowledge base did not answer well (named by the newest)."""
-
-    question: str
-    count: int
-    not_found: int
-    low_support: int
-    last_asked: datetime | None
-    per_period: list[KnowledgeGapPeriod]
-    examples: list[KnowledgeGapQuestion]
-
-
-class KnowledgeGapReport(BaseModel):
-    period: Literal["day", "week", "month"]
-    #: Answered questions with support below this count as gaps (``not_found`` ones always do).
-    low_support_below: float
-    since: datetime | None
-    until: datetime | None
-    questions: int
-    #: True when more questions matched than one report reads (the newest were grouped).
-    truncated: bool
-    groups: list[KnowledgeGap]
-
-
-class ExposureBudget(BaseModel):
-    """The exposure budget in force: distinct internal cards per member per rolling window."""
-
-    #: 0 when the budget is off.
-    cards: int
-    window_hours: float
-
-
-class ExposureMember(BaseModel):
-    """One member's exposure to internal cards over the report's window."""
-
-    # Ids travel as strings (the user id is an integer in storage).
-    model_config = ConfigDict(coerce_numbers_to_str=True)
-
-    user_id: str
-    name: str
-    role: str
-    #: Answers that drew on at least one internal card.
-    turns: int
-    #: Distinct internal cards those answers drew on.
-    cards: int
-    #: ``cards`` over the internal cards in the catalogue (None when there are none).
-    corpus_share: float | None
-    #: Distinct internal sentences the answers repeated whole.
-    verbatim_sentences: int
-    #: Longest run of words one answer shared with one card.
-    longest_span: int
-    first_exposed: datetime | None
-    last_exposed: datetime | None
-    #: Answers limited to external knowledge because the budget was spent (the alert).
-    restricted_turns: int
-    first_restricted: datetime | None
-
-
-class ExposureReport(BaseModel):
-    since: datetime | None
-    until: datetime | None
-    budget: ExposureBudget
-    internal_cards: int
-    #: Members with exposure or restricted answers in the window (``members`` is the top).
-    members_total: int
-    members: list[ExposureMember]
-
-
-class ExposureDay(BaseModel):
-    #: The UTC day, ``YYYY-MM-DD``.
-    day: str
-    cards: int
-    verbatim_sentences: int
-    turns: int
-    restricted_turns: int
-
-
-class ExposureCard(BaseModel):
-    """One internal card in one answer."""
-
-    card_id: str
-    title: str | None
-    cited: bool
-    verbatim_sentences: int
-    card_sentences: int
-    longest_span: int
-
-
-class ExposureTurn(BaseModel):
-    message_id: str
-    conversation_id: str
-    created_at: datetime
-    #: The member's question (None if it is missing).
-    question: str | None
-    #: Why the answer was limited to external knowledge, None when it was not.
-    restricted: str | None
-    cards: list[ExposureCard]
-
-
-class MemberExposureReport(BaseModel):
-    since: datetime | None
-    until: datetime | None
-    budget: ExposureBudget
-    internal_cards: int
-    member: ExposureMember
-    #: Per UTC day, oldest first.
-    days: list[ExposureDay]
-    #: Answers in the window; ``turns`` is the page ``offset``/``limit``, newest first.
-    turns_total: int
-    offset: int
-    limit: int
-    turns: list[ExposureTurn]

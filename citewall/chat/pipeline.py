@@ -20,6 +20,7 @@ Nothing here knows about HTTP or the database.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
@@ -98,6 +99,20 @@ class Answer:
         return self.signals.dense if self.signals is not None else None
 
 
+@dataclass(slots=True)
+class AnswerProgress:
+    """How far a streamed answer got, for a caller that may stop it mid-answer
+    (``chat.stopped``). ``stream_answer`` fills it in once the model starts writing: the
+    context the answer cites from, the retrieval query and signal, the timings so far."""
+
+    context: RetrievedContext | None = None
+    retrieval_query: str | None = None
+    signals: Signals | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    #: ``time.perf_counter()`` when the model started writing.
+    generation_started: float | None = None
+
+
 def clean_question(question: str) -> str:
     """The question as the pipeline uses and stores it: ``clean_text``, stripped.
 
@@ -163,13 +178,15 @@ def stream_answer(
     history: Sequence[Turn] = (),
     policy: AnswerPolicy = AnswerPolicy(),
     streaming: bool = True,
-) -> Iterator[str | Answer]:
+    progress: AnswerProgress | None = None,
+) -> collections.abc.Generator[str | Answer, None, None]:
     """Yield the reply's text deltas, then one final ``Answer``.
 
     The deltas are the generator's raw text (markers included); a member-facing caller strips
     them (``boundary.prose_only``). The final ``Answer.content`` is authoritative: with
     post-hoc attribution it may carry markers the deltas did not, and an answer nothing
-    supports is replaced by ``NOTHING_FOUND``.
+    supports is replaced by ``NOTHING_FOUND``. ``progress`` (optional) is filled in when the
+    model starts writing, so that a caller can keep a stopped answer (``chat.stopped``).
     """
     question = clean_question(question)
     t_start = time.perf_counter()
@@ -203,6 +220,13 @@ def stream_answer(
         yield answer
         return
     t_gen = time.perf_counter()
+    if progress is not None:
+        progress.context, progress.retrieval_query, progress.signals = (
+            context,
+            condensed.query,
+            signals,
+        )
+        progress.timings_ms, progress.generation_started = dict(timings), t_gen
     counter = (
         CapCounter(policy.cap, context.chunks)
         if policy.cap is not None and any(not c.is_external for c in context.chunks)

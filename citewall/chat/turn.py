@@ -2,15 +2,19 @@
 
 The answer is built first (nothing is written while the model works); then the user message,
 the assistant message with its FULL sources, and the retrieval events are saved by
-``storage.conversations.save_turn`` in a single transaction. A failed save rolls back all of
+``storage.turns.save_turn`` in a single transaction. A failed save rolls back all of
 it (a new conversation included) and raises ``StorageError``.
+
+A regenerated turn (``plan_regeneration``) answers the conversation's last question again: it
+stores a new answer only, which records the answer it replaced. The model's history holds the
+latest answer to each question. The streamed path is ``chat.turn_stream``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,19 +22,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.chat.exposure import Budget, VerbatimCap
-from citewall.chat.pipeline import (
-    Answer,
-    AnswerPolicy,
-    answer_question,
-    clean_question,
-    stream_answer,
-)
-from citewall.errors import CitewallError, ConversationFullError, GenerationError, StorageError
+from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
+from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
-from citewall.storage import conversations, exposure
-from citewall.storage.conversations import NewConversation
+from citewall.storage import conversations, exposure, turns
 from citewall.storage.models import Message, Restriction, new_uuid
+from citewall.storage.turns import NewConversation
 
 log = logging.getLogger("citewall.exposure")
 
@@ -47,9 +45,13 @@ class TurnPlan:
     conversation_id: str
     is_new: bool
     title: str
+    #: The question to answer (cleaned; for a regeneration, the stored last question).
+    question: str
     history: tuple[Turn, ...]
     restricted: Restriction | None = None
     alert: bool = False
+    #: The answer a regeneration replaces (None: a new question).
+    regenerates: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +75,22 @@ def title_from(question: str) -> str:
 
 
 def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
-    """Stored messages (oldest first) as generator history; content keeps its markers."""
-    return tuple(
-        Turn(role="user" if m.role == "user" else "assistant", content=m.content)
-        for m in messages
-        if m.role in {"user", "assistant"}
-    )
+    """Stored messages (oldest first) as generator history; content keeps its markers. Of the
+    answers to one question (regenerated ones), only the latest is history.
+
+    >>> [t.content for t in history_turns([Message(role="user", content="Q"),
+    ...     Message(role="assistant", content="A1"), Message(role="assistant", content="A2")])]
+    ['Q', 'A2']
+    """
+    turns: list[Turn] = []
+    for m in messages:
+        if m.role == "user":
+            turns.append(Turn(role="user", content=m.content))
+        elif m.role == "assistant":
+            if turns and turns[-1].role == "assistant":
+                turns.pop()  # a later answer to the same question replaced it
+            turns.append(Turn(role="assistant", content=m.content))
+    return tuple(turns)
 
 
 def budget_of(runtime: Runtime) -> Budget | None:
@@ -127,9 +139,10 @@ def budget_state(
     return "exposure_budget", alert
 
 
-def check_conversation_room(message_count: int, max_messages: int) -> None:
-    """Raise ``ConversationFullError`` when one more turn (2 messages) would pass the limit."""
-    if message_count + 2 > max_messages:
+def check_conversation_room(message_count: int, max_messages: int, adding: int = 2) -> None:
+    """Raise ``ConversationFullError`` when ``adding`` more messages (a turn: 2; a regenerated
+    answer: 1) would pass the limit."""
+    if message_count + adding > max_messages:
         raise ConversationFullError(
             f"this conversation has {message_count} messages; the limit is {max_messages} "
             "(CITEWALL_MAX_CONVERSATION_MESSAGES). Start a new conversation."
@@ -146,18 +159,56 @@ def plan_turn(
 ) -> TurnPlan:
     """Check the conversation (owner, room for two more messages) and load its history.
 
-    Raises ``NotFoundError`` for an unknown conversation or another user's, and
-    ``ConversationFullError`` when the conversation is at its length limit.
+    Raises ``NotFoundError`` for an unknown conversation, another user's or one its member
+    deleted, and ``ConversationFullError`` when the conversation is at its length limit.
     """
+    question = clean_question(question)
     try:
         if conversation_id is None:
-            return TurnPlan(new_uuid(), True, title_from(question), ())
+            return TurnPlan(new_uuid(), True, title_from(question), question, ())
         conversation = conversations.get_conversation(session, conversation_id, user_id)
         messages = conversations.list_messages(session, conversation.id)
     except SQLAlchemyError as exc:
         raise StorageError("could not read the conversation") from exc
     check_conversation_room(len(messages), max_conversation_messages)
-    return TurnPlan(str(conversation.id), False, conversation.title, history_turns(messages))
+    return TurnPlan(
+        str(conversation.id), False, conversation.title, question, history_turns(messages)
+    )
+
+
+def plan_regeneration(
+    session: Session, *, user_id: int, conversation_id: str, max_conversation_messages: int
+) -> TurnPlan:
+    """Plan answering the conversation's last question again: its history is what came before
+    that question. ``NotFoundError`` as ``plan_turn``; ``ConflictError`` when the conversation
+    has no answered question; ``ConversationFullError`` when one more message passes the limit.
+    """
+    try:
+        conversation = conversations.get_conversation(session, conversation_id, user_id)
+        messages = conversations.list_messages(session, conversation.id)
+        question, answer = turns.latest_turn(session, conversation.id)
+    except SQLAlchemyError as exc:
+        raise StorageError("could not read the conversation") from exc
+    if answer is None:
+        raise ConflictError("this conversation has no answered question to answer again")
+    check_conversation_room(len(messages), max_conversation_messages, adding=1)
+    earlier = [m for m in messages if m.seq < question.seq]
+    return TurnPlan(
+        str(conversation.id),
+        False,
+        conversation.title,
+        question.content,
+        history_turns(earlier),
+        regenerates=str(answer.id),
+    )
+
+
+def with_budget(runtime: Runtime, session: Session, plan: TurnPlan, user_id: int) -> TurnPlan:
+    """``plan`` with the member's exposure budget applied."""
+    restricted, alert = budget_state(
+        session, user_id=user_id, budget=budget_of(runtime), now=runtime.clock()
+    )
+    return dataclasses.replace(plan, restricted=restricted, alert=alert)
 
 
 def prepare_turn(
@@ -172,10 +223,19 @@ def prepare_turn(
             conversation_id=conversation_id,
             max_conversation_messages=runtime.settings.max_conversation_messages,
         )
-        restricted, alert = budget_state(
-            session, user_id=user_id, budget=budget_of(runtime), now=runtime.clock()
+        return with_budget(runtime, session, plan, user_id)
+
+
+def prepare_regeneration(runtime: Runtime, *, user_id: int, conversation_id: str) -> TurnPlan:
+    """``plan_regeneration`` in its own session, with the member's exposure budget applied."""
+    with runtime.session_factory() as session:
+        plan = plan_regeneration(
+            session,
+            user_id=user_id,
+            conversation_id=conversation_id,
+            max_conversation_messages=runtime.settings.max_conversation_messages,
         )
-    return dataclasses.replace(plan, restricted=restricted, alert=alert)
+        return with_budget(runtime, session, plan, user_id)
 
 
 def persist_turn(
@@ -183,20 +243,20 @@ def persist_turn(
     *,
     user_id: int,
     plan: TurnPlan,
-    question: str,
     answer: Answer,
     now: datetime | None = None,
 ) -> TurnResult:
     """Save the question, the answer (FULL sources, markers kept) and the retrieval events.
 
     One transaction: a new conversation row is created in it too, so a failure leaves nothing.
+    A regeneration saves the answer only (the question is stored already).
     """
     with session_factory() as session:
         try:
-            _, assistant = conversations.save_turn(
+            _, assistant = turns.save_turn(
                 session,
                 conversation_id=plan.conversation_id,
-                question=question,
+                question=plan.question,
                 answer_content=answer.content,
                 sources=list(answer.sources),
                 hybrid_path=answer.hybrid_path,
@@ -210,6 +270,7 @@ def persist_turn(
                 retrieval_query=answer.retrieval_query,
                 exposures=answer.exposures,
                 restricted=answer.restricted,
+                regenerated_from=plan.regenerates,
                 now=now,
             )
         except SQLAlchemyError as exc:
@@ -227,12 +288,11 @@ def run_turn(
     runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
 ) -> TurnResult:
     """Plan, answer and persist one turn (the non-streaming path)."""
-    question = clean_question(question)
     plan = prepare_turn(
         runtime, user_id=user_id, question=question, conversation_id=conversation_id
     )
     answer = answer_question(
-        question,
+        plan.question,
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
@@ -240,44 +300,5 @@ def run_turn(
         policy=answer_policy(runtime, plan.restricted),
     )
     return persist_turn(
-        runtime.session_factory,
-        user_id=user_id,
-        plan=plan,
-        question=question,
-        answer=answer,
-        now=runtime.clock(),
-    )
-
-
-def stream_turn(
-    runtime: Runtime, *, user_id: int, question: str, plan: TurnPlan
-) -> Iterator[str | TurnResult]:
-    """Yield the generator's raw text deltas, then the persisted ``TurnResult``.
-
-    ``plan`` comes from ``plan_turn`` (called before the stream starts, so its errors become
-    ordinary HTTP errors). Nothing is saved unless the whole answer was produced.
-    """
-    question = clean_question(question)
-    answer: Answer | None = None
-    for item in stream_answer(
-        question,
-        retriever=runtime.retriever,
-        generator=runtime.generator,
-        embedder=runtime.embedder,
-        history=plan.history,
-        policy=answer_policy(runtime, plan.restricted),
-    ):
-        if isinstance(item, str):
-            yield item
-        else:
-            answer = item
-    if answer is None:
-        raise GenerationError("the answer stream ended without a final answer; nothing was stored")
-    yield persist_turn(
-        runtime.session_factory,
-        user_id=user_id,
-        plan=plan,
-        question=question,
-        answer=answer,
-        now=runtime.clock(),
+        runtime.session_factory, user_id=user_id, plan=plan, answer=answer, now=runtime.clock()
     )

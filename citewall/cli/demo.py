@@ -3,12 +3,14 @@ and serve on localhost. The README's first command ends here."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.config import Settings, check_example_questions
 from citewall.errors import ConfigError, NotFoundError
 from citewall.storage import users
 
@@ -18,10 +20,29 @@ if TYPE_CHECKING:
 #: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
 REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
 DEMO_USERS = (("demo-member", "member"), ("demo-admin", "admin"))
+#: The demo KB's example questions (about its external help pages only), beside its cards.
+EXAMPLES_FILE = "examples.json"
 
 
 def default_kb() -> Path:
     return REPO_KB if REPO_KB.is_dir() else Path("kb/demo")
+
+
+def with_demo_examples(settings: Settings, kb_path: Path) -> Settings:
+    """``settings`` with the example questions of the demo KB at ``kb_path`` (the
+    ``examples.json`` in its folder), unless ``CITEWALL_EXAMPLE_QUESTIONS`` chose some."""
+    folder = kb_path if kb_path.is_dir() else kb_path.parent
+    path = folder / EXAMPLES_FILE
+    if "example_questions" in settings.model_fields_set or not path.is_file():
+        return settings
+    try:
+        questions = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
+            raise ValueError("expected a JSON list of strings")
+        questions = check_example_questions(questions)
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        raise ConfigError(f"{path}: {exc}") from None
+    return settings.model_copy(update={"example_questions": questions})
 
 
 def demo_tokens(session_factory: sessionmaker[Session]) -> dict[str, str]:
@@ -69,7 +90,7 @@ def demo(
         typer.echo(f"demo KB {kb_path}: {report.summary()}")
         for err in report.errors:
             typer.echo(f"refused: {err}", err=True)
-        runtime = Runtime.from_settings(settings, embedder=embedder)
+        runtime = Runtime.from_settings(with_demo_examples(settings, kb_path), embedder=embedder)
         tokens = demo_tokens(runtime.session_factory)
     port = port or settings.port
     typer.echo("")

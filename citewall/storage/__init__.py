@@ -9,12 +9,17 @@ One concept per module (import from the module, not from this package):
   ``RetrievalEvent``, ``CardRow`` (its ``metadata`` column is the attribute ``meta``).
 - ``users``: ``create_user``, ``add_token``, ``authenticate``, ``get_user``, ``list_users``,
   ``revoke_user``, ``revoke_token``.
-- ``conversations``: ``get_conversation``, ``list_conversations`` (``ConversationSummary``),
-  ``list_messages``, ``list_events``, ``save_turn`` (events: ``RetrievalRecord``; creates the
-  conversation with its first turn when given ``NewConversation``).
+- ``conversations``: ``get_conversation``, ``list_conversations`` (``ConversationSummary``,
+  ``query`` search), ``rename_conversation``, ``hide_conversation``, ``list_messages``,
+  ``list_events``.
+- ``turns``: ``save_turn`` (events: ``RetrievalRecord``; creates the conversation with its
+  first turn when given ``NewConversation``; ``regenerated_from`` answers the last question
+  again), ``latest_turn``.
+- ``feedback``: ``put_feedback``, ``delete_feedback``, ``feedback_of``; ``feedback_report``:
+  the admin feedback report.
 - ``cards``: ``card_hashes``, ``upsert_cards``, ``delete_cards``, ``get_card``, ``list_cards``,
   ``next_ingest_version`` (``upsert_cards`` returns ``UpsertCounts``).
-- ``analytics``: ``retrieval_events``, ``entry_performance``.
+- ``analytics``: ``retrieval_events``, ``entry_performance`` (with thumbs up/down per card).
 
 Write functions commit (sessions come from ``make_session_factory``: objects stay readable
 after commit) and raise ``StorageError`` after a rollback when the database fails.

@@ -2,8 +2,9 @@
 
 ``entry_performance`` is ADR-0030's rollup: per card (and per day/week/month if asked) how often
 it was retrieved (``retrieval_events``) and how often an answer cited it (unnesting the FULL
-``messages.sources``, internal cards included). Counts and sums come from SQL; the two ratios
-are divided and rounded in Python from those integers, so both databases give identical rows.
+``messages.sources``, internal cards included), and how members rated the answers that cited it
+(``feedback``). Counts and sums come from SQL; the ratios are divided and rounded in Python from
+those integers, so both databases give identical rows.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from citewall.errors import UserError
 from citewall.retrieval.types import HYBRID_PATHS, RETRIEVAL_RECORD_FIELDS
 from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import CardRow, RetrievalEvent
+from citewall.storage.models import CardRow, Feedback, RetrievalEvent
 from citewall.storage.paging import check_page
 
-#: Decimal places of ``cite_rate`` and ``mean_rank``.
+#: Decimal places of ``cite_rate``, ``mean_rank`` and ``helpful_rate``.
 ROUND_DIGITS = 4
 #: ``hybrid_path`` filter value selecting events with no path (nothing retrieved / unknown).
 NO_PATH = "none"
@@ -36,6 +37,15 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "query",
     "created_at",
 )
+
+
+def helpful_rate(up: int, down: int) -> float | None:
+    """Thumbs up over all thumbs, rounded; None when nobody rated.
+
+    >>> helpful_rate(3, 1), helpful_rate(0, 0)
+    (0.75, None)
+    """
+    return round(up / (up + down), ROUND_DIGITS) if up + down else None
 
 
 def as_utc(value: datetime | None) -> datetime | None:
@@ -126,8 +136,10 @@ def entry_performance(
     on Monday), ``times_retrieved`` (retrieval events), ``times_cited`` (assistant messages
     whose stored sources name the card), ``cite_rate`` (cited / retrieved, None if never
     retrieved), ``mean_rank`` (mean ``final_rank``, None if never retrieved), ``last_cited``
-    (ISO 8601 UTC or None), ``is_external`` (catalogue, else events, else a source URL).
-    Ordered by newest period, most cited, most retrieved, then card id.
+    (ISO 8601 UTC or None), ``is_external`` (catalogue, else events, else a source URL),
+    ``helpful`` / ``unhelpful`` (thumbs up / down members gave the answers that cited the card,
+    counted in the answer's period) and ``helpful_rate`` (``helpful / (helpful + unhelpful)``,
+    None if nobody rated). Ordered by newest period, most cited, most retrieved, then card id.
     """
     if period not in PERIODS:
         raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
@@ -180,6 +192,21 @@ def entry_performance(
         .subquery("ci")
     )
 
+    # -- members' thumbs on the answers that cited the card (a subset of the citation keys) ------
+    fb = (
+        select(
+            src.c.card_id.label("card_id"),
+            *ci_period,
+            func.count(distinct(case((Feedback.rating == "up", Feedback.id)))).label("helpful"),
+            func.count(distinct(case((Feedback.rating == "down", Feedback.id)))).label("unhelpful"),
+        )
+        .select_from(src)
+        .join(Feedback, Feedback.message_id == src.c.message_id)
+        .where(*ci_filter)
+        .group_by(src.c.card_id, *ci_period)
+        .subquery("fb")
+    )
+
     # -- every (card, period) seen by either side, joined back to both ---------------------------
     key_names = ["card_id", "period_start"] if grouped else ["card_id"]
     keys = union(
@@ -201,10 +228,13 @@ def entry_performance(
             CardRow.is_external.label("catalogue_external"),
             ev.c.external.label("event_external"),
             ci.c.external.label("source_external"),
+            func.coalesce(fb.c.helpful, 0).label("helpful"),
+            func.coalesce(fb.c.unhelpful, 0).label("unhelpful"),
         )
         .select_from(keys)
         .outerjoin(ev, joined(ev))
         .outerjoin(ci, joined(ci))
+        .outerjoin(fb, joined(fb))
         .outerjoin(CardRow, CardRow.id == keys.c.card_id)
         .order_by(
             *([keys.c.period_start.desc()] if grouped else []),
@@ -236,4 +266,7 @@ def _performance_row(row: Any, grouped: bool) -> dict[str, Any]:
         "mean_rank": round(int(row.rank_sum) / retrieved, ROUND_DIGITS) if retrieved else None,
         "last_cited": _iso(row.last_cited),
         "is_external": is_external,
+        "helpful": int(row.helpful),
+        "unhelpful": int(row.unhelpful),
+        "helpful_rate": helpful_rate(int(row.helpful), int(row.unhelpful)),
     }

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from citewall.kb.card import Card
 from citewall.storage.failures import storage_errors
+from citewall.storage.matching import contains_text
 from citewall.storage.models import CardRow
 from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
@@ -124,11 +125,6 @@ def get_card(session: Session, card_id: str) -> CardRow | None:
         return session.get(CardRow, card_id)
 
 
-def _like_pattern(query: str) -> str:
-    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped.lower()}%"
-
-
 def list_cards(
     session: Session,
     query: str | None = None,
@@ -141,12 +137,11 @@ def list_cards(
     check_page(limit, offset)
     conditions = []
     if query:
-        pattern = _like_pattern(query)
         conditions.append(
             or_(
-                func.lower(CardRow.id).like(pattern, escape="\\"),
-                func.lower(CardRow.title).like(pattern, escape="\\"),
-                func.lower(CardRow.body).like(pattern, escape="\\"),
+                contains_text(CardRow.id, query),
+                contains_text(CardRow.title, query),
+                contains_text(CardRow.body, query),
             )
         )
     if external is not None:

@@ -1,38 +1,26 @@
-"""Conversations, their messages, and saving one turn atomically.
+"""Conversations and their messages: a member's list (with search), rename and delete, and
+reading a conversation's messages and retrieval events. Saving a turn is ``storage.turns``.
 
-A turn is the user's message, the assistant's message (content with ``[n]`` markers, the FULL
-sources list, hybrid_path, timings) and one retrieval event per retrieved card. All of it is
-written in one transaction: a reader never sees an answer without its events, or the reverse.
+Deleting hides: the conversation becomes unknown to its member (the same 404 as another
+member's), while its turns, events and exposures stay for admins, analytics and the exposure
+budget.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
-from citewall.errors import NotFoundError
-from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord, finite
-from citewall.storage.db import begin_write
-from citewall.storage.exposure import ExposureRecord, exposure_rows
+from citewall.errors import NotFoundError, UserError
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import (
-    ANSWER_STATUSES,
-    RESTRICTIONS,
-    AnswerStatus,
-    Conversation,
-    Message,
-    Restriction,
-    RetrievalEvent,
-    new_uuid,
-)
+from citewall.storage.matching import contains_text
+from citewall.storage.models import Conversation, Message, RetrievalEvent, User
 from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
 
@@ -40,26 +28,21 @@ TITLE_MAX_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
-class NewConversation:
-    """A conversation ``save_turn`` creates with its first turn (same transaction)."""
-
-    user_id: int
-    title: str
-
-
-@dataclass(frozen=True, slots=True)
 class ConversationSummary:
-    """A conversation in a listing, with its message count."""
+    """A conversation in a listing, with its owner's name and its message count."""
 
     id: str
     user_id: int
+    user_name: str
     title: str
     created_at: datetime
     updated_at: datetime
     message_count: int
+    #: When its member deleted it (listed for admins only).
+    hidden_at: datetime | None = None
 
 
-def _not_found(conversation_id: object) -> NotFoundError:
+def not_found(conversation_id: object) -> NotFoundError:
     # One message whether the id is malformed, unknown or someone else's: ids cannot be probed.
     shown = str(conversation_id)[:100]
     return NotFoundError(f"conversation {shown!r} not found")
@@ -72,58 +55,125 @@ def _is_canonical_uuid(value: str) -> bool:
         return False
 
 
-def _title(title: str) -> str:
-    # A display label derived from the first question: shorten rather than refuse.
-    clean = " ".join(title.split()) or "Untitled"
-    if len(clean) <= TITLE_MAX_CHARS:
-        return clean
-    return clean[: TITLE_MAX_CHARS - 1].rstrip() + "…"
-
-
 def get_conversation(session: Session, conversation_id: str, user_id: int | None) -> Conversation:
-    """The conversation, if ``user_id`` owns it (``None`` = an admin: any conversation).
+    """The conversation, if ``user_id`` owns it and has not deleted it (``None`` = an admin: any
+    conversation, hidden ones included).
 
-    ``NotFoundError`` with the same message for a malformed id, an unknown id and another
-    user's conversation.
+    ``NotFoundError`` with the same message for a malformed id, an unknown id, another user's
+    conversation and one its member deleted.
     """
     if not isinstance(conversation_id, str) or not _is_canonical_uuid(conversation_id):
-        raise _not_found(conversation_id)
+        raise not_found(conversation_id)
     with storage_errors(session, "reading a conversation"):
         conversation = session.get(Conversation, conversation_id)
-    if conversation is None or (user_id is not None and conversation.user_id != user_id):
-        raise _not_found(conversation_id)
+    if conversation is None:
+        raise not_found(conversation_id)
+    if user_id is not None and (conversation.user_id != user_id or conversation.hidden_at):
+        raise not_found(conversation_id)
     return conversation
 
 
-def list_conversations(
-    session: Session, user_id: int | None, limit: int = 50, offset: int = 0
+def _summaries(
+    session: Session, conditions: Sequence[ColumnElement[bool]], limit: int, offset: int
 ) -> list[ConversationSummary]:
-    """Conversations of ``user_id`` (``None`` = everyone's), most recently updated first, each
-    with its message count (one query)."""
-    check_page(limit, offset)
+    """Conversations matching ``conditions``, most recently updated first, each with its
+    owner's name and message count (one query)."""
     counts = (
         select(func.count(Message.id))
         .where(Message.conversation_id == Conversation.id)
         .correlate(Conversation)
         .scalar_subquery()
     )
-    query = select(Conversation, counts)
-    if user_id is not None:
-        query = query.where(Conversation.user_id == user_id)
-    query = query.order_by(Conversation.updated_at.desc(), Conversation.id.desc())
+    query = (
+        select(Conversation, User.name, counts)
+        .join(User, User.id == Conversation.user_id)
+        .where(*conditions)
+        .order_by(Conversation.updated_at.desc(), Conversation.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
     with storage_errors(session, "listing conversations"):
-        rows = session.execute(query.limit(limit).offset(offset)).all()
+        rows = session.execute(query).all()
     return [
         ConversationSummary(
             id=str(c.id),
             user_id=c.user_id,
+            user_name=name,
             title=c.title,
             created_at=c.created_at,
             updated_at=c.updated_at,
             message_count=int(n or 0),
+            hidden_at=c.hidden_at,
         )
-        for c, n in rows
+        for c, name, n in rows
     ]
+
+
+def list_conversations(
+    session: Session,
+    user_id: int | None,
+    limit: int = 50,
+    offset: int = 0,
+    *,
+    query: str | None = None,
+) -> list[ConversationSummary]:
+    """Conversations of ``user_id`` (``None`` = everyone's, hidden ones included), most recently
+    updated first. A member's list leaves out the conversations they deleted.
+
+    ``query`` keeps the conversations whose title or one of whose questions contains it,
+    ignoring case (``storage.matching``).
+    """
+    check_page(limit, offset)
+    conditions: list[ColumnElement[bool]] = []
+    if user_id is not None:
+        conditions += [Conversation.user_id == user_id, Conversation.hidden_at.is_(None)]
+    if query:
+        asked = (
+            select(Message.id)
+            .where(
+                Message.conversation_id == Conversation.id,
+                Message.role == "user",
+                contains_text(Message.content, query),
+            )
+            .correlate(Conversation)
+            .exists()
+        )
+        conditions.append(or_(contains_text(Conversation.title, query), asked))
+    return _summaries(session, conditions, limit, offset)
+
+
+def summarise(session: Session, conversation: Conversation) -> ConversationSummary:
+    """One conversation as a listing shows it."""
+    (summary,) = _summaries(session, [Conversation.id == conversation.id], 1, 0)
+    return summary
+
+
+def rename_conversation(
+    session: Session, conversation_id: str, user_id: int, title: str
+) -> ConversationSummary:
+    """Give ``user_id``'s conversation a title of their own: whitespace collapsed, 1 to 200
+    characters (else ``UserError``). Renaming is not activity: the list order stays."""
+    clean = " ".join(title.split())
+    if not 1 <= len(clean) <= TITLE_MAX_CHARS:
+        raise UserError(
+            f"a title has 1 to {TITLE_MAX_CHARS} characters once trimmed, got {len(clean)}"
+        )
+    conversation = get_conversation(session, conversation_id, user_id)
+    with storage_errors(session, "renaming a conversation", catch_all=True):
+        conversation.title = clean
+        session.commit()
+    return summarise(session, conversation)
+
+
+def hide_conversation(
+    session: Session, conversation_id: str, user_id: int, now: datetime | None = None
+) -> None:
+    """Delete ``user_id``'s conversation from their view: unknown to them from now on (404),
+    while its turns, retrieval events and exposures stay stored for admins and analytics."""
+    conversation = get_conversation(session, conversation_id, user_id)
+    with storage_errors(session, "deleting a conversation", catch_all=True):
+        conversation.hidden_at = now if now is not None else utcnow()
+        session.commit()
 
 
 def list_messages(session: Session, conversation_id: str) -> list[Message]:
@@ -148,160 +198,3 @@ def list_events(session: Session, message_id: str) -> list[RetrievalEvent]:
                 .order_by(RetrievalEvent.final_rank, RetrievalEvent.id)
             )
         )
-
-
-def _event_row(
-    record: RetrievalRecord,
-    *,
-    message_id: str,
-    conversation_id: str,
-    query: str | None,
-    now: datetime,
-) -> RetrievalEvent:
-    # ValueErrors become "saving the turn failed and was rolled back: ..." in save_turn.
-    values = dataclasses.asdict(record)
-    for name, value in values.items():
-        # SQLite would store NaN as NULL and PostgreSQL as NaN: refuse it on both.
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"retrieval event {name} is {value}, not a finite number")
-    return RetrievalEvent(
-        message_id=message_id,
-        conversation_id=conversation_id,
-        query=query,
-        created_at=now,
-        **values,
-    )
-
-
-def _check_turn(sources: Any, hybrid_path: str | None, timings: Any) -> None:
-    """Refuse what one of the two databases would store differently.
-
-    ValueErrors here become "saving the turn failed and was rolled back: ..." in save_turn.
-    Text is not checked: the column types store any string (``storage.types``).
-    """
-    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
-        raise ValueError("sources must be a list of JSON objects")
-    if not isinstance(timings, dict):
-        raise ValueError("timings must be a JSON object")
-    if hybrid_path is not None and hybrid_path not in HYBRID_PATHS:
-        raise ValueError(
-            f"unknown hybrid_path {hybrid_path!r}; expected one of {', '.join(HYBRID_PATHS)} "
-            "or None"
-        )
-
-
-def save_turn(
-    session: Session,
-    *,
-    conversation_id: str,
-    question: str,
-    answer_content: str,
-    sources: list[dict[str, Any]],
-    hybrid_path: str | None,
-    timings: dict[str, Any],
-    generator: str | None,
-    dropped_markers: int,
-    events: Sequence[RetrievalRecord],
-    new_conversation: NewConversation | None = None,
-    answer_status: AnswerStatus = "answered",
-    support: float | None = None,
-    retrieval_query: str | None = None,
-    exposures: Sequence[ExposureRecord] = (),
-    restricted: Restriction | None = None,
-    now: datetime | None = None,
-) -> tuple[Message, Message]:
-    """Write the user message, the assistant message and its retrieval events in ONE
-    transaction; return ``(user_message, assistant_message)``.
-
-    With ``new_conversation``, the conversation ``conversation_id`` is created in the same
-    transaction (its title whitespace-collapsed and shortened to 200 characters), so a failed
-    first turn leaves no empty conversation behind.
-
-    ``sources`` is stored exactly as given (the full list, internal cards included), but for
-    characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
-    objects. ``answer_status`` and ``support`` go on the assistant message, ``retrieval_query``
-    (the text retrieval ran with) on each retrieval event. ``exposures`` (internal cards the
-    answer cited or copied from) are stored for the conversation's owner, ``restricted`` on the
-    assistant message; ``now`` (default: the current time) stamps every row. Any failure rolls
-    everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone).
-    """
-    with storage_errors(session, "saving the turn", catch_all=True):
-        _check_turn(sources, hybrid_path, timings)
-        if answer_status not in ANSWER_STATUSES:
-            raise ValueError(f"unknown answer_status {answer_status!r}")
-        if restricted is not None and restricted not in RESTRICTIONS:
-            raise ValueError(f"unknown restriction {restricted!r}")
-        support = finite(support)
-        now = now if now is not None else utcnow()
-        begin_write(session)
-        if new_conversation is not None:
-            session.add(
-                Conversation(
-                    id=conversation_id,
-                    user_id=new_conversation.user_id,
-                    title=_title(new_conversation.title),
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
-            session.flush()
-        # Row lock on PostgreSQL: concurrent turns of one conversation take seq numbers in turn.
-        conversation = session.scalar(
-            select(Conversation).where(Conversation.id == conversation_id).with_for_update()
-        )
-        if conversation is None:
-            raise _not_found(conversation_id)
-        last_seq = session.scalar(
-            select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)
-        )
-        seq = int(last_seq or 0) + 1
-        user_message = Message(
-            id=new_uuid(),
-            conversation_id=conversation_id,
-            seq=seq,
-            role="user",
-            content=question,
-            sources=[],
-            timings={},
-            created_at=now,
-        )
-        assistant = Message(
-            id=new_uuid(),
-            conversation_id=conversation_id,
-            seq=seq + 1,
-            role="assistant",
-            content=answer_content,
-            sources=sources,
-            hybrid_path=hybrid_path,
-            timings=timings,
-            generator=generator,
-            dropped_markers=dropped_markers,
-            answer_status=answer_status,
-            support=support,
-            restricted=restricted,
-            created_at=now,
-        )
-        session.add_all([user_message, assistant])
-        session.flush()  # messages before the events that reference them
-        session.add_all(
-            _event_row(
-                e,
-                message_id=assistant.id,
-                conversation_id=conversation_id,
-                query=retrieval_query,
-                now=now,
-            )
-            for e in events
-        )
-        session.add_all(
-            exposure_rows(
-                exposures,
-                user_id=conversation.user_id,
-                message_id=assistant.id,
-                conversation_id=conversation_id,
-                now=now,
-            )
-        )
-        conversation.updated_at = now
-        session.commit()
-    return user_message, assistant

@@ -20,7 +20,7 @@ PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
 
 def cited_sources(dialect: str) -> Subquery:
     """One row per element of each assistant message's ``sources``:
-    ``(message_id, created_at, card_id, source_url)``, ``card_id``/``source_url`` as text.
+    ``(message_id, created_at, card_id, source_url, title)``, the last three as text.
 
     SQLite: ``json_each`` + ``json_extract``; PostgreSQL: ``jsonb_array_elements`` + ``->>``
     (a set-returning function in FROM may refer to the table before it without LATERAL).
@@ -33,6 +33,7 @@ def cited_sources(dialect: str) -> Subquery:
         )
         card_id: ColumnElement[Any] = elements.c.value.op("->>")("card_id")
         source_url: ColumnElement[Any] = elements.c.value.op("->>")("source_url")
+        title: ColumnElement[Any] = elements.c.value.op("->>")("title")
     elif dialect == "sqlite":
         elements = func.json_each(Message.sources).table_valued("value", "type").alias("src")
         # json_extract returns SQL text for JSON strings, matching PostgreSQL's ->>; a non-object
@@ -40,6 +41,7 @@ def cited_sources(dialect: str) -> Subquery:
         is_object = elements.c.type == "object"
         card_id = case((is_object, func.json_extract(elements.c.value, "$.card_id")))
         source_url = case((is_object, func.json_extract(elements.c.value, "$.source_url")))
+        title = case((is_object, func.json_extract(elements.c.value, "$.title")))
     else:  # pragma: no cover - make_engine refuses other databases
         raise ValueError(f"unsupported database dialect {dialect!r}")
     return (
@@ -48,6 +50,7 @@ def cited_sources(dialect: str) -> Subquery:
             Message.created_at.label("created_at"),
             card_id.label("card_id"),
             source_url.label("source_url"),
+            title.label("title"),
         )
         .select_from(Message)
         .join(elements, true())

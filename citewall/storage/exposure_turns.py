@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from citewall.storage.analytics import time_window
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, Conversation, Exposure, Message
 from citewall.storage.paging import check_page
+from citewall.storage.questions import asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +79,7 @@ def exposure_turns(
             asked.content,
         )
         .join(Conversation, Conversation.id == Message.conversation_id)
-        .outerjoin(
-            asked,
-            and_(
-                asked.conversation_id == Message.conversation_id,
-                asked.seq == Message.seq - 1,
-                asked.role == "user",
-            ),
-        )
+        .outerjoin(asked, asks(asked, Message))
         .where(*conditions)
         .order_by(Message.created_at.desc(), Message.id.desc())
         .limit(limit)

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, aliased
 
 from citewall.storage.analytics import as_utc
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import Message
+from citewall.storage.questions import asks
 from citewall.text.terms import content_terms
 
 #: Jaccard similarity of content terms at which two questions are the same gap.
@@ -146,14 +147,7 @@ def gap_questions(
             answer.support,
             answer.created_at,
         )
-        .join(
-            asked,
-            and_(
-                asked.conversation_id == answer.conversation_id,
-                asked.seq == answer.seq - 1,
-                asked.role == "user",
-            ),
-        )
+        .join(asked, asks(asked, answer))
         .where(*conditions)
         .order_by(answer.created_at.desc(), answer.id)
         .limit(MAX_QUESTIONS)

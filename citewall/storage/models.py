@@ -32,10 +32,15 @@ from citewall.storage.types import JSONType, StringType, TextType, UTCDateTime, 
 Role = Literal["member", "admin"]
 ROLES: tuple[Role, ...] = ("member", "admin")
 
-#: What an assistant message did: answered from the knowledge base, or honestly did not
-#: (nothing relevant, a question the KB does not cover, or small talk).
-AnswerStatus = Literal["answered", "not_found"]
-ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found")
+#: What an assistant message did: answered from the knowledge base, honestly did not (nothing
+#: relevant, a question the KB does not cover, or small talk), or was stopped by the member
+#: mid-answer (the prose said so far is kept, its citations reconciled to what it cites).
+AnswerStatus = Literal["answered", "not_found", "stopped"]
+ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found", "stopped")
+
+#: A member's verdict on an answer.
+Rating = Literal["up", "down"]
+RATINGS: tuple[Rating, ...] = ("up", "down")
 
 #: Why an answer was limited to external knowledge: the member's exposure budget was spent.
 Restriction = Literal["exposure_budget"]
@@ -116,6 +121,9 @@ class Conversation(Base):
     title: Mapped[str] = mapped_column(StringType(200))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    #: When its member deleted it (None: shown). A hidden conversation is unknown to its member
+    #: (404 everywhere); its turns stay stored for analytics and exposure accounting.
+    hidden_at: Mapped[datetime | None] = mapped_column(default=None)
 
     def __repr__(self) -> str:
         return f"Conversation(id={self.id!r}, user_id={self.user_id!r})"
@@ -153,10 +161,37 @@ class Message(Base):
     #: Why this answer was limited to external knowledge (``Restriction``), None when it was
     #: not. Admin data: no member schema carries it.
     restricted: Mapped[Restriction | None] = mapped_column(String(32), default=None)
+    #: The answer this one replaced (a regenerated answer), None otherwise. The replaced answer
+    #: stays in the conversation, before this one.
+    regenerated_from: Mapped[str | None] = mapped_column(String(36), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     def __repr__(self) -> str:
         return f"Message(id={self.id!r}, seq={self.seq!r}, role={self.role!r})"
+
+
+class Feedback(Base):
+    """One member's rating of one answer (thumbs up or down, optional comment).
+
+    At most one per member per answer: rating again replaces it (``updated_at`` moves on).
+    """
+
+    __tablename__ = "feedback"
+    __table_args__ = (
+        UniqueConstraint("message_id", "user_id"),
+        CheckConstraint("rating IN ('up', 'down')", name="rating"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    rating: Mapped[Rating] = mapped_column(String(8))
+    comment: Mapped[str | None] = mapped_column(TextType(), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    def __repr__(self) -> str:
+        return f"Feedback(message_id={self.message_id!r}, rating={self.rating!r})"
 
 
 class Exposure(Base):

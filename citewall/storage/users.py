@@ -104,6 +104,15 @@ def get_user(session: Session, name: str) -> User:
     return user
 
 
+def user_name(session: Session, user_id: int) -> str:
+    """The name of the user with id ``user_id``; ``NotFoundError`` if there is none."""
+    with storage_errors(session, "reading a user"):
+        user = session.get(User, user_id)
+    if user is None:
+        raise NotFoundError(f"no user with id {user_id}")
+    return user.name
+
+
 def add_token(session: Session, user: User) -> str:
     """Issue another token for an active user and return it (shown only now)."""
     if user.disabled_at is not None:

@@ -7,18 +7,26 @@ import pytest
 
 from .conftest import ApiEnv
 
+ZERO = "00000000-0000-0000-0000-000000000000"  # a well-formed id nobody has
 MEMBER_ROUTES = [
     ("GET", "/api/v1/me", None),
     ("GET", "/api/v1/conversations", None),
     ("POST", "/api/v1/chat", {"message": "hi"}),
     ("POST", "/api/v1/chat/stream", {"message": "hi"}),
     ("POST", "/api/v1/search", {"query": "labels", "limit": 3}),
+    ("GET", "/api/v1/examples", None),
+    ("PATCH", f"/api/v1/conversations/{ZERO}", {"title": "t"}),
+    ("DELETE", f"/api/v1/conversations/{ZERO}", None),
+    ("POST", f"/api/v1/conversations/{ZERO}/regenerate", None),
+    ("PUT", f"/api/v1/messages/{ZERO}/feedback", {"rating": "up"}),
+    ("DELETE", f"/api/v1/messages/{ZERO}/feedback", None),
 ]
 ADMIN_ROUTES = [
     ("GET", "/api/v1/admin/cards", None),
     ("GET", "/api/v1/admin/conversations", None),
     ("GET", "/api/v1/admin/analytics/entry-performance", None),
     ("GET", "/api/v1/admin/analytics/retrieval-events", None),
+    ("GET", "/api/v1/admin/analytics/feedback", None),
     ("POST", "/api/v1/admin/search", {"query": "labels", "limit": 3}),
 ]
 BAD_AUTH = [
@@ -76,6 +84,8 @@ def test_openapi_declares_the_bearer_scheme_on_protected_routes(env_sqlite: ApiE
     name, scheme = next(iter(schemes.items()))
     assert scheme == {**scheme, "type": "http", "scheme": "bearer"}
     for method, path, _ in MEMBER_ROUTES + ADMIN_ROUTES:
-        op = spec["paths"][path][method.lower()]
+        template = path.replace(f"conversations/{ZERO}", "conversations/{conversation_id}")
+        template = template.replace(f"messages/{ZERO}", "messages/{message_id}")
+        op = spec["paths"][template][method.lower()]
         assert {name: []} in op["security"], path
     assert "security" not in spec["paths"]["/healthz"]["get"]

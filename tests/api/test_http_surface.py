@@ -108,7 +108,9 @@ def test_a_lost_database_connection_anywhere_is_the_honest_503(env_sqlite: ApiEn
         finally:
             retriever.retrieve = original
         assert r.status_code == 503, (cls, r.text)
-        assert r.json() == {"detail": "the database is unavailable; nothing was saved, please retry"}
+        assert r.json() == {
+            "detail": "the database is unavailable; nothing was saved, please retry"
+        }
         assert "secret" not in r.text
         assert_secure(dict(r.headers))
 

@@ -18,6 +18,9 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.routing import Route
 
+from citewall.chat.turn import TurnResult, prepare_turn
+from citewall.chat.turn_stream import TurnStream
+
 from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts
 from .leakcheck import Leak, check_response
 
@@ -49,10 +52,19 @@ class World:
     env: ApiEnv
     facts: KbFacts
     conversations: dict[str, str]  # member / other / admin -> a conversation citing internals
+    #: member / other / admin -> an answer citing internals; member-question: the member's own
+    #: question (not an answer); member-hidden: an answer in a conversation the member deleted.
+    messages: dict[str, str]
+    #: A member conversation (citing internals) for DELETE, so the others stay for later calls.
+    disposable: str
 
-    def path_values(self, name: str) -> list[str]:
+    def path_values(self, name: str, method: str = "get") -> list[str]:
         if name == "conversation_id":
-            return [*self.conversations.values(), str(uuid.uuid4()), "not-a-uuid"]
+            mine = [self.disposable] if method == "delete" else [self.conversations["member"]]
+            theirs = [self.conversations[who] for who in ("other", "admin")]
+            return [*mine, *theirs, str(uuid.uuid4()), "not-a-uuid"]
+        if name == "message_id":
+            return [*self.messages.values(), str(uuid.uuid4()), "not-a-uuid"]
         if name == "card_id":
             return [
                 sorted(self.facts.internal_ids)[0],
@@ -90,6 +102,12 @@ class World:
             return ["voided label refund not arrived duplicate charge annual plan"]
         if name == "conversation_id":
             return [None, *self.path_values("conversation_id")]
+        if name == "title":
+            return ["Renamed by the leak test", "CWLEAK " + "x" * 300, "   "]
+        if name == "rating":
+            return ["down", "up", "meh"]
+        if name == "comment":
+            return [None, "Which internal playbook says CWLEAK?", "x" * 2500]
         if schema.get("type") == "integer":
             return [schema.get("maximum", 50)]
         raise AssertionError(f"leak test: no values for body field {name!r} ({schema})")
@@ -129,7 +147,7 @@ def operation_calls(world: World, spec: dict[str, Any], path: str, method: str) 
     query_params = [p for p in params if p["in"] == "query"]
     unknown = [p for p in params if p["in"] not in {"path", "query", "header"}]
     assert not unknown, f"{method.upper()} {path}: parameter kinds {unknown} not covered"
-    path_choices = [world.path_values(p["name"]) for p in path_params]
+    path_choices = [world.path_values(p["name"], method) for p in path_params]
     for values in itertools.product(*path_choices) if path_choices else [()]:
         concrete = path
         for p, v in zip(path_params, values, strict=True):
@@ -171,18 +189,60 @@ def world(env_sqlite: ApiEnv, kb_facts: KbFacts) -> World:
         headers=env.auth("member"),
     )
     assert s.status_code == 200 and "event: final" in s.text
+    # A regenerated answer, a stopped one and the member's rating are in the history too.
+    again = env.client.post(
+        f"/api/v1/conversations/{convs['member']}/regenerate", headers=env.auth("member")
+    )
+    assert again.status_code == 200 and "event: final" in again.text, again.text
+    stopped = stop_after_first_delta(env, convs["member"], INTERNAL_QUESTIONS[0])
+    assert stopped.answer.answer_status == "stopped"
+    disposable = env.chat("member", INTERNAL_QUESTIONS[0]).json()["conversation_id"]
+    hidden = env.chat("member", INTERNAL_QUESTIONS[1]).json()
+    assert (
+        env.client.delete(
+            f"/api/v1/conversations/{hidden['conversation_id']}", headers=env.auth("member")
+        ).status_code
+        == 204
+    )
     # Not vacuous: internal cards WERE cited and stored in every one of these conversations.
     from citewall.storage import conversations
 
+    answers: dict[str, str] = {}
     with env.runtime.session_factory() as session:
-        for who, cid in convs.items():
-            cited = {
-                src["card_id"]
-                for m in conversations.list_messages(session, cid)
-                for src in m.sources
-            }
+        for who, cid in [*convs.items(), ("disposable", disposable)]:
+            stored = conversations.list_messages(session, cid)
+            cited = {src["card_id"] for m in stored for src in m.sources}
             assert cited & kb_facts.internal_ids, f"{who}'s conversation cites no internal card"
-    return World(env, kb_facts, convs)
+            if who in convs:
+                answers[who] = next(
+                    str(m.id)
+                    for m in stored
+                    if {s["card_id"] for s in m.sources} & kb_facts.internal_ids
+                )
+        question = str(conversations.list_messages(session, convs["member"])[0].id)
+    rated = env.client.put(
+        f"/api/v1/messages/{answers['member']}/feedback",
+        json={"rating": "down", "comment": "it missed the playbook"},
+        headers=env.auth("member"),
+    )
+    assert rated.status_code == 200, rated.text
+    messages = {**answers, "member-question": question, "member-hidden": hidden["message_id"]}
+    return World(env, kb_facts, convs, messages, disposable)
+
+
+def stop_after_first_delta(env: ApiEnv, conversation_id: str, question: str) -> TurnResult:
+    """A stored ``stopped`` answer: the stream stopped after the first prose it showed."""
+    plan = prepare_turn(
+        env.runtime,
+        user_id=env.user_ids["member"],
+        question=question,
+        conversation_id=conversation_id,
+    )
+    stream = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    first = next(item for item in stream if isinstance(item, str))
+    result = stream.stop(first)
+    assert result is not None
+    return result
 
 
 def documented(spec: dict[str, Any]) -> set[tuple[str, str]]:

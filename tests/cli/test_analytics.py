@@ -16,10 +16,10 @@ from citewall.cli.analytics import parse_when
 from citewall.cli.main import app
 from citewall.config import get_settings
 from citewall.errors import UserError
-from citewall.storage.conversations import NewConversation, save_turn
 from citewall.storage.db import make_engine, make_session_factory
 from citewall.storage.models import new_uuid
 from citewall.storage.schema import migrate
+from citewall.storage.turns import NewConversation, save_turn
 from citewall.storage.users import create_user
 
 

@@ -149,9 +149,9 @@ def _leaky_boundary(sources: Any, *, hybrid_path: str | None) -> list[SourcePubl
 def test_boundary_skipped_on_the_chat_route_fails_the_gate(
     eval_workspace: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citewall.api.routes.chat as chat_route
+    import citewall.api.answer_stream as chat_replies  # the chat routes' member replies
 
-    monkeypatch.setattr(chat_route, "external_sources_only", _leaky_boundary)
+    monkeypatch.setattr(chat_replies, "external_sources_only", _leaky_boundary)
     result, _ = gate(
         eval_workspace.app_for("extractive"), eval_workspace, first_question("internal")
     )
@@ -180,15 +180,15 @@ def test_boundary_skipped_on_history_reload_fails_the_gate(
 def test_score_shown_on_a_non_full_path_fails_the_gate(
     eval_workspace: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import citewall.api.routes.chat as chat_route
+    import citewall.api.answer_stream as chat_replies  # the chat routes' member replies
 
-    real = chat_route.external_sources_only
+    real = chat_replies.external_sources_only
 
     def with_score(sources: Any, *, hybrid_path: str | None) -> list[SourcePublic]:
         scored = real(sources, hybrid_path=hybrid_path)
         return [s.model_copy(update={"retrieved_score": 87.0}) for s in scored]
 
-    monkeypatch.setattr(chat_route, "external_sources_only", with_score)
+    monkeypatch.setattr(chat_replies, "external_sources_only", with_score)
     result, _ = gate(
         eval_workspace.app_for("extractive"), eval_workspace, first_question("external")
     )

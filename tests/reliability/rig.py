@@ -154,14 +154,16 @@ def turn_integrity_problems(engine: Engine) -> list[str]:
     """Every way a turn can be half-written, as readable lines (empty list: all whole).
 
     A whole turn is a user message at ``seq`` and an assistant message at ``seq + 1`` in the
-    same conversation, plus at least one retrieval event when the assistant message says
-    something was retrieved (``hybrid_path`` not null); a conversation always has messages.
+    same conversation (a regenerated answer follows the answer it replaced instead), plus at
+    least one retrieval event when the assistant message says something was retrieved
+    (``hybrid_path`` not null); a conversation always has messages.
     """
     checks = {
         "assistant message without its user message": """
             SELECT a.id FROM messages a WHERE a.role = 'assistant' AND NOT EXISTS (
               SELECT 1 FROM messages u WHERE u.conversation_id = a.conversation_id
-                AND u.seq = a.seq - 1 AND u.role = 'user')""",
+                AND u.seq = a.seq - 1
+                AND (u.role = 'user' OR u.id = a.regenerated_from))""",
         "user message without its answer": """
             SELECT u.id FROM messages u WHERE u.role = 'user' AND NOT EXISTS (
               SELECT 1 FROM messages a WHERE a.conversation_id = u.conversation_id

@@ -18,13 +18,14 @@ from sqlalchemy import Engine, delete, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.errors import NotFoundError
-from citewall.storage.conversations import save_turn
 from citewall.storage.db import make_engine, make_session_factory
 from citewall.storage.models import Base, Message, RetrievalEvent
 from citewall.storage.schema import Database, migrate
+from citewall.storage.turns import save_turn
 from citewall.storage.users import create_user, get_user
 
 TABLES = (
+    "feedback",
     "exposures",
     "retrieval_events",
     "messages",

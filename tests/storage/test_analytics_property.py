@@ -1,4 +1,5 @@
-"""Property: the SQL rollup equals a pure-Python computation over random turns (both databases)."""
+"""Property: the SQL rollup equals a pure-Python computation over random turns, some rated
+thumbs up or down by their member (both databases)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.storage.analytics import entry_performance
+from citewall.storage.models import Feedback
 from citewall.storage.schema import Database
+
+from .conftest import ensure_user
 
 POOL = ["k0", "k1", "k2", "k3", "k4"]
 BASE = datetime(2026, 1, 26, tzinfo=UTC)  # spans several weeks and a month boundary
 
-Turn = tuple[datetime, list[str], list[str]]
+Turn = tuple[datetime, list[str], list[str], str | None]
 
 
 def period_start(at: datetime, period: str) -> str | None:
@@ -34,9 +38,9 @@ def period_start(at: datetime, period: str) -> str | None:
 def expected(turns: list[Turn], period: str) -> list[dict[str, Any]]:
     """The rollup's definition, in plain Python."""
     acc: dict[tuple[str, str | None], dict[str, Any]] = defaultdict(
-        lambda: {"ret": 0, "rank_sum": 0, "cited": 0, "last": None}
+        lambda: {"ret": 0, "rank_sum": 0, "cited": 0, "last": None, "up": 0, "down": 0}
     )
-    for at, retrieved, cited in turns:
+    for at, retrieved, cited, rating in turns:
         p = period_start(at, period)
         for rank, card in enumerate(retrieved, start=1):
             acc[(card, p)]["ret"] += 1
@@ -45,6 +49,8 @@ def expected(turns: list[Turn], period: str) -> list[dict[str, Any]]:
             slot = acc[(card, p)]
             slot["cited"] += 1
             slot["last"] = at if slot["last"] is None else max(slot["last"], at)
+            if rating is not None:
+                slot[rating] += 1
     out = [
         {
             "card_id": card,
@@ -55,6 +61,11 @@ def expected(turns: list[Turn], period: str) -> list[dict[str, Any]]:
             "mean_rank": round(v["rank_sum"] / v["ret"], 4) if v["ret"] else None,
             "last_cited": v["last"].isoformat() if v["last"] else None,
             "is_external": False,
+            "helpful": v["up"],
+            "unhelpful": v["down"],
+            "helpful_rate": round(v["up"] / (v["up"] + v["down"]), 4)
+            if v["up"] + v["down"]
+            else None,
         }
         for (card, p), v in acc.items()
     ]
@@ -68,6 +79,7 @@ turn_strategy = st.tuples(
     st.integers(min_value=0, max_value=23),  # hour
     st.lists(st.sampled_from(POOL), unique=True, max_size=4),  # retrieved, in rank order
     st.lists(st.sampled_from(POOL), max_size=3),  # cited (duplicates allowed in sources)
+    st.sampled_from([None, "up", "down"]),  # the member's rating of the answer
 )
 
 
@@ -81,14 +93,18 @@ def test_rollup_matches_python(
     db: Database,
     record: Callable[..., str],
     clear: Callable[[Any], None],
-    raw_turns: list[tuple[int, int, list[str], list[str]]],
+    raw_turns: list[tuple[int, int, list[str], list[str], str | None]],
 ) -> None:
     clear(db.engine)
     turns: list[Turn] = []
     with db.sessions() as session:
-        for i, (days, hour, retrieved, cited) in enumerate(raw_turns):
+        for i, (days, hour, retrieved, cited, rating) in enumerate(raw_turns):
             at = BASE + timedelta(days=days, hours=hour, seconds=i)  # distinct times
-            record(session, at, [(card, False) for card in retrieved], cited)
-            turns.append((at, retrieved, cited))
+            answer_id = record(session, at, [(card, False) for card in retrieved], cited)
+            if rating is not None:
+                member = ensure_user(session)  # the owner of the turns ``record`` saves
+                session.add(Feedback(message_id=answer_id, user_id=member, rating=rating))
+                session.commit()
+            turns.append((at, retrieved, cited, rating))
         for period in ("all", "day", "week", "month"):
             assert entry_performance(session, period=period) == expected(turns, period)

@@ -18,15 +18,14 @@ from testenv import examples
 from citewall.errors import NotFoundError, StorageError
 from citewall.retrieval.types import RetrievalRecord
 from citewall.storage.conversations import (
-    NewConversation,
     get_conversation,
     list_conversations,
     list_events,
     list_messages,
-    save_turn,
 )
 from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
 from citewall.storage.schema import Database
+from citewall.storage.turns import NewConversation, save_turn
 from citewall.storage.users import create_user
 from citewall.text.cleaning import encodable_json
 

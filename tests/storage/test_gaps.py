@@ -11,7 +11,6 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from testenv import examples
 
-from citewall.storage.conversations import NewConversation
 from citewall.storage.gaps import (
     SIMILARITY,
     GapQuestion,
@@ -21,6 +20,7 @@ from citewall.storage.gaps import (
     period_start,
 )
 from citewall.storage.models import Message, new_uuid
+from citewall.storage.turns import NewConversation
 from citewall.storage.users import create_user
 from citewall.text.terms import content_terms
 

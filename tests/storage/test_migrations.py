@@ -26,6 +26,7 @@ TABLES = {
     "retrieval_events",
     "cards",
     "exposures",
+    "feedback",
 }
 
 
@@ -36,10 +37,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0003"
+        assert current_revision(engine) == head_revision() == "0004"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == "0004"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -52,7 +53,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == "0004"
     finally:
         engine.dispose()
 
@@ -190,5 +191,112 @@ def test_0002_marks_earlier_assistant_messages_answered(fresh_database_url: str)
                 text("SELECT role, answer_status, support FROM messages ORDER BY seq")
             ).all()
         assert [tuple(r) for r in rows] == [("user", None, None), ("assistant", "answered", None)]
+    finally:
+        engine.dispose()
+
+
+def test_0004_keeps_earlier_rows_and_downgrades_to_0003_with_them(
+    fresh_database_url: str,
+) -> None:
+    """Conversations and messages from before 0004 read back shown and not regenerated; a
+    rating can be stored, one per member per answer; going back to 0003 keeps the turns."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0003")
+        now = "2026-11-30 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
+                    " timings, created_at, answer_status) "
+                    "VALUES ('a', 'c', 2, 'assistant', 'x', '[]', '{}', :t, 'answered')"
+                ),
+                {"t": now},
+            )
+        migrate(engine)
+        with engine.begin() as conn:
+            assert conn.execute(text("SELECT hidden_at FROM conversations")).all() == [(None,)]
+            assert conn.execute(text("SELECT regenerated_from FROM messages")).all() == [(None,)]
+            insert = text(
+                "INSERT INTO feedback (message_id, user_id, rating, created_at, updated_at) "
+                "VALUES ('a', 1, :r, :t, :t)"
+            )
+            conn.execute(insert, {"r": "up", "t": now})
+        with pytest.raises(Exception, match=r"(?i)unique"), engine.begin() as conn:
+            conn.execute(insert, {"r": "down", "t": now})
+        with pytest.raises(Exception, match=r"(?i)check"), engine.begin() as conn:
+            conn.execute(text("DELETE FROM feedback"))
+            conn.execute(insert, {"r": "meh", "t": now})
+        downgrade(engine, "0003")
+        assert "feedback" not in inspect(engine).get_table_names()
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT id FROM messages")).all() == [("a",)]
+            assert "hidden_at" not in {
+                c["name"] for c in inspect(engine).get_columns("conversations")
+            }
+    finally:
+        engine.dispose()
+
+
+def test_downgrades_keep_the_stored_turns(fresh_database_url: str) -> None:
+    """Going back a revision drops that revision's columns and tables, never other rows: on
+    SQLite a rebuilt ``messages`` table would first delete its rows and, through the foreign
+    keys, every retrieval event."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine)
+        now = "2026-11-30 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
+                    " timings, created_at) VALUES ('a', 'c', 2, 'assistant', 'x', '[]', '{}', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO retrieval_events (message_id, conversation_id, card_id,"
+                    " final_rank, cited, is_external, created_at)"
+                    " VALUES ('a', 'c', 'k', 1, true, false, :t)"
+                ),
+                {"t": now},
+            )
+        for revision in ("0003", "0002", "0001"):
+            downgrade(engine, revision)
+            with engine.connect() as conn:
+                rows = [
+                    conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+                    for table in ("conversations", "messages", "retrieval_events")
+                ]
+            assert rows == [1, 1, 1], revision
+        migrate(engine)
+        assert current_revision(engine) == head_revision()
     finally:
         engine.dispose()

@@ -12,6 +12,23 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
+from citewall.api.analytics_schemas import (
+    EntryPerformanceRow,
+    ExposureBudget,
+    ExposureDay,
+    ExposureMember,
+    ExposureReport,
+    ExposureTurn,
+    FeedbackCard,
+    FeedbackReport,
+    KnowledgeGap,
+    KnowledgeGapPeriod,
+    KnowledgeGapQuestion,
+    KnowledgeGapReport,
+    MemberExposureReport,
+    RatedAnswer,
+    RetrievalEventRow,
+)
 from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
@@ -20,23 +37,23 @@ from citewall.api.schemas import (
     AdminCardPage,
     AdminConversation,
     AdminConversationSummary,
+    AdminFeedback,
     AdminMessage,
-    ExposureBudget,
-    ExposureDay,
-    ExposureMember,
-    ExposureReport,
-    ExposureTurn,
-    KnowledgeGap,
-    KnowledgeGapPeriod,
-    KnowledgeGapQuestion,
-    KnowledgeGapReport,
-    MemberExposureReport,
 )
 from citewall.api.storage_rows import admin_sources, admin_timings
 from citewall.config import Settings
 from citewall.errors import NotFoundError
-from citewall.storage import analytics, cards, conversations, exposure_report, gaps
-from citewall.storage.models import CardRow
+from citewall.storage import (
+    analytics,
+    cards,
+    conversations,
+    exposure_report,
+    feedback,
+    feedback_report,
+    gaps,
+    users,
+)
+from citewall.storage.models import CardRow, Feedback, Message
 
 router = APIRouter(
     prefix="/api/v1/admin", tags=["admin"], responses=error_responses(*AUTHENTICATED, 403, 404)
@@ -94,44 +111,62 @@ def list_all_conversations(
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
-    """Every user's conversations, most recently updated first."""
+    """Every user's conversations, most recently updated first; the ones their member deleted
+    too (``hidden_at`` set)."""
     return [
         AdminConversationSummary.model_validate(s, from_attributes=True)
         for s in conversations.list_conversations(session, None, limit=limit, offset=offset)
     ]
 
 
+def admin_message(message: Message, rating: Feedback | None) -> AdminMessage:
+    """A stored message exactly as kept, with its owner's rating."""
+    return AdminMessage(
+        id=str(message.id),
+        seq=message.seq,
+        role=message.role,
+        content=message.content,
+        sources=admin_sources(message.sources),
+        hybrid_path=message.hybrid_path,
+        timings=admin_timings(message.timings),
+        generator=message.generator,
+        dropped_markers=message.dropped_markers,
+        answer_status=message.answer_status,
+        support=message.support,
+        restricted=message.restricted,
+        feedback=(
+            AdminFeedback(
+                rating=rating.rating,
+                comment=rating.comment,
+                created_at=rating.created_at,
+                updated_at=rating.updated_at,
+            )
+            if rating is not None
+            else None
+        ),
+        regenerated_from=message.regenerated_from,
+        created_at=message.created_at,
+    )
+
+
 @router.get("/conversations/{conversation_id}", response_model=AdminConversation)
 def get_any_conversation(conversation_id: str, session: SessionDep, admin: AdminUser) -> Any:
-    """A conversation as stored: content with markers, every source, retrieval events."""
+    """A conversation as stored (a deleted one too): content with markers, every source, the
+    member's ratings, retrieval events."""
     conv = conversations.get_conversation(session, conversation_id, None)
     messages = conversations.list_messages(session, conv.id)
+    ratings = feedback.feedback_of(session, (str(m.id) for m in messages), conv.user_id)
     return AdminConversation(
         id=str(conv.id),
         user_id=str(conv.user_id),
+        user_name=users.user_name(session, conv.user_id),
         title=conv.title,
         created_at=conv.created_at,
         updated_at=conv.updated_at,
-        messages=[
-            AdminMessage(
-                id=str(m.id),
-                seq=m.seq,
-                role=m.role,
-                content=m.content,
-                sources=admin_sources(m.sources),
-                hybrid_path=m.hybrid_path,
-                timings=admin_timings(m.timings),
-                generator=m.generator,
-                dropped_markers=m.dropped_markers,
-                answer_status=m.answer_status,
-                support=m.support,
-                restricted=m.restricted,
-                created_at=m.created_at,
-            )
-            for m in messages
-        ],
+        hidden_at=conv.hidden_at,
+        messages=[admin_message(m, ratings.get(str(m.id))) for m in messages],
         retrieval_events=[
-            analytics.event_dict(event)
+            RetrievalEventRow.model_validate(analytics.event_dict(event))
             for m in messages
             if m.role == "assistant"
             for event in conversations.list_events(session, str(m.id))
@@ -139,7 +174,7 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
     )
 
 
-@router.get("/analytics/entry-performance", response_model=list[dict[str, Any]])
+@router.get("/analytics/entry-performance", response_model=list[EntryPerformanceRow])
 def entry_performance(
     session: SessionDep,
     admin: AdminUser,
@@ -148,13 +183,15 @@ def entry_performance(
     until: datetime | None = Query(None),
     card_id: str | None = Query(None, max_length=200),
 ) -> Any:
-    """Per card and period: times retrieved, times cited, cite rate, mean rank, last cited."""
-    return analytics.entry_performance(
+    """Per card and period: times retrieved, times cited, cite rate, mean rank, last cited, and
+    the thumbs up/down members gave the answers that cited it (with the helpful rate)."""
+    rows = analytics.entry_performance(
         session, period=period, since=since, until=until, card_id=card_id
     )
+    return [EntryPerformanceRow.model_validate(row) for row in rows]
 
 
-@router.get("/analytics/retrieval-events", response_model=list[dict[str, Any]])
+@router.get("/analytics/retrieval-events", response_model=list[RetrievalEventRow])
 def retrieval_events(
     session: SessionDep,
     admin: AdminUser,
@@ -169,7 +206,7 @@ def retrieval_events(
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The retrieval-event log (one row per retrieved card per turn), newest first."""
-    return analytics.retrieval_events(
+    rows = analytics.retrieval_events(
         session,
         card_id=card_id,
         hybrid_path=hybrid_path,
@@ -178,6 +215,30 @@ def retrieval_events(
         cited=cited,
         limit=limit,
         offset=offset,
+    )
+    return [RetrievalEventRow.model_validate(row) for row in rows]
+
+
+@router.get("/analytics/feedback", response_model=FeedbackReport)
+def feedback_summary(
+    session: SessionDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None),
+    until: datetime | None = Query(None),
+    limit: int = Query(20, ge=1, le=500, description="Cards and answers returned (each)"),
+) -> Any:
+    """Thumbs up and down members gave in ``[since, until)``: totals and helpful rate, per
+    cited card (most thumbs down first), and the rated answers, thumbs down first, newest first
+    (content as stored, markers kept, with the question and the conversation)."""
+    report = feedback_report.feedback_report(session, since=since, until=until, limit=limit)
+    return FeedbackReport(
+        since=since,
+        until=until,
+        up=report.up,
+        down=report.down,
+        helpful_rate=report.helpful_rate,
+        cards=[FeedbackCard(**dataclasses.asdict(c)) for c in report.cards],
+        worst=[RatedAnswer(**dataclasses.asdict(a)) for a in report.worst],
     )
 
 

@@ -1,23 +1,26 @@
-"""A member's own conversations: the list and the history reload (prose and external only)."""
+"""A member's own conversations: the list (with search), the history reload (prose and external
+only), rename, and delete (hidden from the member, kept for admins and analytics)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from citewall.api.deps import CurrentUser, SessionDep
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     MAX_OFFSET,
     ConversationPublic,
+    ConversationRename,
     ConversationSummaryPublic,
+    FeedbackPublic,
     MessagePublic,
 )
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
-from citewall.storage import conversations
-from citewall.storage.models import AnswerStatus, Message
+from citewall.storage import conversations, feedback
+from citewall.storage.models import AnswerStatus, Feedback, Message
 
 router = APIRouter(
     prefix="/api/v1", tags=["conversations"], responses=error_responses(*AUTHENTICATED, 404)
@@ -27,11 +30,22 @@ router = APIRouter(
 def served_status(message: Message) -> AnswerStatus:
     """The stored answer status; ``answered`` for rows from before statuses were stored (and
     for a value no version wrote)."""
-    return "not_found" if message.answer_status == "not_found" else "answered"
+    status = message.answer_status
+    return status if status in {"not_found", "stopped"} else "answered"
 
 
-def public_message(message: Message) -> MessagePublic:
-    """A stored message as a member sees it: markers stripped, external sources only."""
+def public_feedback(row: Feedback) -> FeedbackPublic:
+    return FeedbackPublic(
+        message_id=str(row.message_id),
+        rating=row.rating,
+        comment=row.comment,
+        updated_at=row.updated_at,
+    )
+
+
+def public_message(message: Message, rating: Feedback | None = None) -> MessagePublic:
+    """A stored message as a member sees it: markers stripped, external sources only, with
+    the member's own rating of it."""
     assistant = message.role == "assistant"
     return MessagePublic(
         id=str(message.id),
@@ -45,8 +59,14 @@ def public_message(message: Message) -> MessagePublic:
             else []
         ),
         hybrid_path=message.hybrid_path if assistant else None,
+        feedback=public_feedback(rating) if assistant and rating is not None else None,
+        regenerated_from=message.regenerated_from if assistant else None,
         created_at=message.created_at,
     )
+
+
+def _summary(summary: conversations.ConversationSummary) -> ConversationSummaryPublic:
+    return ConversationSummaryPublic.model_validate(summary, from_attributes=True)
 
 
 @router.get("/conversations", response_model=list[ConversationSummaryPublic])
@@ -55,22 +75,53 @@ def list_own_conversations(
     user: CurrentUser,
     limit: int = Query(50, ge=1, le=200),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
+    q: str | None = Query(
+        None,
+        max_length=200,
+        description="Only conversations whose title or one of your questions contains this "
+        "text (ignoring case).",
+    ),
 ) -> Any:
-    """Your conversations, most recently updated first."""
+    """Your conversations, most recently updated first (deleted ones are never listed)."""
     return [
-        ConversationSummaryPublic.model_validate(s, from_attributes=True)
-        for s in conversations.list_conversations(session, user.id, limit=limit, offset=offset)
+        _summary(s)
+        for s in conversations.list_conversations(
+            session, user.id, limit=limit, offset=offset, query=q.strip() if q else None
+        )
     ]
 
 
 @router.get("/conversations/{conversation_id}", response_model=ConversationPublic)
 def get_own_conversation(conversation_id: str, session: SessionDep, user: CurrentUser) -> Any:
-    """Reload a conversation. Another member's or an unknown id answers 404."""
+    """Reload a conversation. Another member's, a deleted or an unknown id answers 404."""
     conversation = conversations.get_conversation(session, conversation_id, user.id)
     messages = conversations.list_messages(session, conversation.id)
+    ratings = feedback.feedback_of(
+        session, (str(m.id) for m in messages if m.role == "assistant"), user.id
+    )
     return ConversationPublic(
         id=str(conversation.id),
         title=conversation.title,
         created_at=conversation.created_at,
-        messages=[public_message(m) for m in messages],
+        messages=[public_message(m, ratings.get(str(m.id))) for m in messages],
     )
+
+
+@router.patch("/conversations/{conversation_id}", response_model=ConversationSummaryPublic)
+def rename_own_conversation(
+    conversation_id: str, body: ConversationRename, session: SessionDep, user: CurrentUser
+) -> Any:
+    """Rename a conversation (1 to 200 characters once trimmed). The list order stays."""
+    return _summary(
+        conversations.rename_conversation(session, conversation_id, user.id, body.title)
+    )
+
+
+@router.delete("/conversations/{conversation_id}", status_code=204, response_class=Response)
+def delete_own_conversation(
+    conversation_id: str, session: SessionDep, user: CurrentUser
+) -> Response:
+    """Delete a conversation from your list: it answers 404 to you from then on. Its turns
+    stay stored for admins, analytics and the exposure budget."""
+    conversations.hide_conversation(session, conversation_id, user.id)
+    return Response(status_code=204)

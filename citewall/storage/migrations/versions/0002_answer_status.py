@@ -37,9 +37,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("retrieval_events") as batch:
-        batch.drop_column("query")
+    # In place (SQLite >= 3.35): a batch rebuild of ``messages`` would drop the old table, which
+    # with foreign keys on deletes every retrieval event first (cascade).
+    op.drop_column("retrieval_events", "query")
     op.drop_index("ix_messages_answer_status_created_at", table_name="messages")
-    with op.batch_alter_table("messages") as batch:
-        batch.drop_column("support")
-        batch.drop_column("answer_status")
+    op.drop_column("messages", "support")
+    op.drop_column("messages", "answer_status")

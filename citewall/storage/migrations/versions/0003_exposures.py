@@ -67,6 +67,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("messages") as batch:
-        batch.drop_column("restricted")
+    # In place (SQLite >= 3.35): a batch rebuild of ``messages`` would drop the old table, which
+    # with foreign keys on deletes every retrieval event and exposure first (cascade).
+    op.drop_column("messages", "restricted")
     op.drop_table("exposures")
