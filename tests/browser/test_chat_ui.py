@@ -8,6 +8,7 @@ build before the fix.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Callable, Iterator
@@ -41,6 +42,7 @@ LONG_ANSWER = "\n\n".join(
     f"and a service, then confirm; the label and its tracking number follow [1]."
     for i in range(1, 13)
 )
+EXAMPLES = [LABEL_QUESTION, "How long do refunds take?"]
 QUESTION_RE = re.compile(r"Question: (.*?)\n\nAnswer using", re.S)
 
 
@@ -93,6 +95,7 @@ def chat_server(
                 "CITEWALL_RERANKER_ENABLED": "false",
                 # One model call per question (no follow-up rewriting call).
                 "CITEWALL_CONVERSATION_CONTEXT": "false",
+                "CITEWALL_EXAMPLE_QUESTIONS": json.dumps(EXAMPLES),
             },
         )
         try:
@@ -486,3 +489,199 @@ def test_copying_an_answer_copies_its_prose_only(
         assert copied == re.sub(r" \[\d+\]", "", SHORT_ANSWER), copied
     finally:
         ctx.close()
+
+
+# -- features: stop, regenerate, feedback, examples, not found ----------------------------------
+
+
+def stored_conversation(server: CitewallServer, user: str, page: Page) -> dict[str, Any]:
+    conversation_id = page.url.rsplit("/c/", 1)[1]
+    return dict(api(server, user, "GET", f"/api/v1/conversations/{conversation_id}"))
+
+
+def test_stop_keeps_the_partial_answer_marked_stopped_and_reload_shows_it(
+    open_page: Callable[[dict[str, int]], Page],
+    chat_server: CitewallServer,
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    """Stop aborts the stream; the answer keeps what was said, marked stopped; the server
+    stored it (the new conversation exists, a reload shows it); it can be rated and
+    regenerated."""
+    page = open_page(DESKTOP)
+    traps = BrowserTraps().attach(page)
+    sign_in(page, chat_server.base_url, chat_server.tokens["mia"])
+    box = page.get_by_label("Your question")
+    box.fill(LABEL_QUESTION + SLOWLY)
+    box.press("Enter")
+    turn = page.locator("li.turn-assistant").last
+    expect(turn.locator(".markdown")).to_contain_text("Step 2", timeout=ANSWER_TIMEOUT_MS)
+    page.get_by_role("button", name="Stop answering").click()
+    expect(turn).to_have_attribute("aria-busy", "false")
+    expect(turn.get_by_test_id("answer-status")).to_have_text("Stopped")
+    shown = turn.locator("[data-testid=answer]").inner_text()
+    assert "Step 2" in shown and "Step 12" not in shown, shown
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/c/[\w-]+$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(LABEL_QUESTION + SLOWLY)
+    # Read back from the server: the stored answer can be rated.
+    expect(turn.get_by_role("button", name="Helpful", exact=True)).to_be_visible()
+    stored = stored_conversation(chat_server, "mia", page)
+    assert [m["answer_status"] for m in stored["messages"]] == [None, "stopped"]
+    assert "Step 12" not in stored["messages"][1]["content"]
+    screenshot(page, "chat-stopped-1280")
+
+    page.reload()
+    turn = page.locator("li.turn-assistant").last
+    expect(turn.get_by_test_id("answer-status")).to_have_text("Stopped")
+    expect(turn.locator("[data-testid=answer]")).to_contain_text("Step 1")
+
+    # Regenerate answers the stopped question again.
+    turn.get_by_role("button", name="Regenerate answer").click()
+    expect(page.locator("li.turn-assistant")).to_have_count(2)
+    page.get_by_role("button", name="Stop answering").click()
+    expect(page.locator("li.turn-assistant").last).to_have_attribute("aria-busy", "false")
+    assert traps.page_errors == [] and traps.csp_violations == []
+
+
+def test_leaving_a_streaming_answer_stops_it(
+    open_page: Callable[[dict[str, int]], Page], chat_server: CitewallServer
+) -> None:
+    """Opening a new conversation while an answer streams aborts its fetch: the server
+    stores what was said as a stopped answer, and the list shows that conversation."""
+    page = open_page(DESKTOP)
+    sign_in(page, chat_server.base_url, chat_server.tokens["noor"])
+    before = len(api(chat_server, "noor", "GET", "/api/v1/conversations"))
+    question = VOID_QUESTION + SLOWLY
+    box = page.get_by_label("Your question")
+    box.fill(question)
+    box.press("Enter")
+    expect(page.locator("li.turn-assistant .markdown")).to_contain_text(
+        "Step 1", timeout=ANSWER_TIMEOUT_MS
+    )
+    page.get_by_role("button", name="New conversation").click()
+    expect(page.locator("li.turn")).to_have_count(0)
+    expect(page.get_by_role("heading", level=1)).to_have_text("New conversation")
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    expect(page.locator(".conversation-title").filter(has_text=question)).to_have_count(1)
+    listed = api(chat_server, "noor", "GET", "/api/v1/conversations")
+    assert len(listed) == before + 1
+    stored = api(chat_server, "noor", "GET", f"/api/v1/conversations/{listed[0]['id']}")
+    assert [m["answer_status"] for m in stored["messages"]] == [None, "stopped"]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_regenerate_adds_a_new_answer_and_keeps_the_earlier_one(
+    open_page: Callable[[dict[str, int]], Page],
+    chat_server: CitewallServer,
+    viewport: dict[str, int],
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    page = open_page(viewport)
+    sign_in(page, chat_server.base_url, chat_server.tokens["mia"])
+    ask(page, LABEL_QUESTION)
+    first = page.locator("li.turn-assistant").first
+    first.get_by_role("button", name="Regenerate answer").click()
+    answers = page.locator("li.turn-assistant")
+    expect(answers).to_have_count(2)
+    expect(answers.last).to_have_attribute("aria-busy", "false", timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator(".turn-error")).to_have_count(0)
+    # The earlier answer stays, folded away; only the newest offers Regenerate.
+    expect(answers.first.locator("summary")).to_contain_text("Earlier answer")
+    expect(page.get_by_role("button", name="Regenerate answer")).to_have_count(1)
+    expect(page.locator("li.turn-user")).to_have_count(1)
+    assert_latest_answer_in_view(page)
+    stored = stored_conversation(chat_server, "mia", page)
+    roles = [m["role"] for m in stored["messages"]]
+    assert roles == ["user", "assistant", "assistant"], roles
+    assert stored["messages"][2]["regenerated_from"] == stored["messages"][1]["id"]
+    screenshot(page, f"chat-regenerated-{viewport['width']}")
+
+    page.reload()
+    expect(page.locator("li.turn-assistant")).to_have_count(2)
+    expect(page.locator("li.turn-assistant").first.locator("summary")).to_contain_text(
+        "Earlier answer"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_thumbs_and_an_optional_comment_are_stored(
+    open_page: Callable[[dict[str, int]], Page],
+    chat_server: CitewallServer,
+    viewport: dict[str, int],
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    page = open_page(viewport)
+    sign_in(page, chat_server.base_url, chat_server.tokens["mia"])
+    ask(page, VOID_QUESTION)
+    turn = page.locator("li.turn-assistant").last
+    helpful = turn.get_by_role("button", name="Helpful", exact=True)
+    not_helpful = turn.get_by_role("button", name="Not helpful")
+    expect(helpful).to_have_attribute("aria-pressed", "false")
+
+    helpful.click()
+    expect(helpful).to_have_attribute("aria-pressed", "true")
+    expect(turn.get_by_role("status").filter(has_text="Thanks")).to_be_visible()
+    answer_id = stored_conversation(chat_server, "mia", page)["messages"][1]["id"]
+
+    # Not helpful opens the comment box at once, focused.
+    not_helpful.click()
+    expect(not_helpful).to_have_attribute("aria-pressed", "true")
+    comment = turn.get_by_label("What was wrong? (optional)")
+    expect(comment).to_be_focused()
+    comment.fill("It does not say which carriers allow 28 days.")
+    screenshot(page, f"chat-feedback-{viewport['width']}")
+    turn.get_by_role("button", name="Send feedback").click()
+    expect(turn.get_by_role("status").filter(has_text="comment was saved")).to_be_visible()
+    stored = stored_conversation(chat_server, "mia", page)["messages"][1]
+    assert stored["id"] == answer_id
+    assert stored["feedback"]["rating"] == "down"
+    assert stored["feedback"]["comment"] == "It does not say which carriers allow 28 days."
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+    page.reload()
+    turn = page.locator("li.turn-assistant").last
+    not_helpful = turn.get_by_role("button", name="Not helpful")
+    expect(not_helpful).to_have_attribute("aria-pressed", "true")
+    not_helpful.click()  # pressed again: withdrawn
+    expect(not_helpful).to_have_attribute("aria-pressed", "false")
+    expect(turn.get_by_role("status").filter(has_text="withdrawn")).to_be_visible()
+    assert stored_conversation(chat_server, "mia", page)["messages"][1]["feedback"] is None
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_example_questions_on_an_empty_conversation(
+    open_page: Callable[[dict[str, int]], Page],
+    chat_server: CitewallServer,
+    viewport: dict[str, int],
+    screenshot: Callable[[Any, str], None],
+) -> None:
+    page = open_page(viewport)
+    sign_in(page, chat_server.base_url, chat_server.tokens["mia"])
+    examples = page.get_by_role("region", name="Try asking").get_by_role("button")
+    expect(examples).to_have_text(EXAMPLES)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    screenshot(page, f"chat-examples-{viewport['width']}")
+    examples.first.click()
+    expect(page.locator("li.turn-user .question")).to_have_text([EXAMPLES[0]])
+    expect(page.locator("li.turn-assistant")).to_have_attribute(
+        "aria-busy", "false", timeout=ANSWER_TIMEOUT_MS
+    )
+    expect(page.locator("li.turn-assistant .chip").first).to_be_visible()
+    expect(page.get_by_role("region", name="Try asking")).to_have_count(0)
+    expect(page.get_by_label("Your question")).to_be_focused()
+
+
+def test_not_found_answer_suggests_rephrasing_without_sources(
+    open_page: Callable[[dict[str, int]], Page], chat_server: CitewallServer
+) -> None:
+    page = open_page(PHONE)
+    sign_in(page, chat_server.base_url, chat_server.tokens["mia"])
+    ask(page, "hi")
+    turn = page.locator("li.turn-assistant").last
+    expect(turn.get_by_test_id("answer-status")).to_have_text(
+        "Not answered from the knowledge base"
+    )
+    expect(turn.locator(".rephrase-hint")).to_contain_text("Try asking in other words")
+    expect(turn.locator(".sources, .sources-none, .chip")).to_have_count(0)
+    expect(turn.get_by_role("button", name="Helpful", exact=True)).to_be_visible()

@@ -44,10 +44,14 @@ SSE_RECORDER = """
     window.__sse.push(record);
     (async () => {
       const reader = theirs.pipeThrough(new TextDecoderStream()).getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        record.chunks.push({ t: performance.now(), text: value });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          record.chunks.push({ t: performance.now(), text: value });
+        }
+      } catch (e) {
+        record.aborted = String(e);  // the app stopped the answer (AbortController)
       }
       record.done = true;
     })();

@@ -6,6 +6,7 @@ import {
   initialChat,
   isStored,
   latestAnswer,
+  storedCount,
   replacedAnswers,
   titleFrom,
   type ChatAction,
@@ -205,6 +206,25 @@ describe("chatReducer: stopping", () => {
     expect(next.turns.map((t) => t.content)).toEqual(["Q2", ""]);
   });
 
+  it("counts the messages the server holds for what is shown", () => {
+    const problem = { message: "x", retry: true };
+    const s = run([
+      { type: "loaded", conversation: history },
+      asked("Q2", 2),
+      { type: "failed", key: "a2", problem },
+    ]);
+    expect(storedCount(s.turns)).toBe(2);
+    const stopped = run(
+      [
+        asked("Q3", 3),
+        { type: "token", key: "a3", delta: "x" },
+        { type: "stopped", key: "a3", conversationId: "c1", at: AT },
+      ],
+      s,
+    );
+    expect(storedCount(stopped.turns)).toBe(4);
+  });
+
   it("a stored stopped answer stays when the member asks again", () => {
     const s = run([
       { type: "loaded", conversation: history },
@@ -238,11 +258,14 @@ describe("chatReducer: stopping", () => {
         { id: "m4", role: "assistant", content: "Part", answer_status: "stopped", created_at: AT },
       ],
     };
-    const synced = run([{ type: "synced", conversation: stored, turnCount: 4 }], stopped);
+    const synced = run([{ type: "synced", key: "a2", conversation: stored }], stopped);
     expect(synced.turns.map((t) => t.messageId)).toEqual(["m1", "m2", "m3", "m4"]);
     expect(synced.turns[3]?.answerStatus).toBe("stopped");
     const moved = run([asked("Q3", 3)], stopped);
-    expect(run([{ type: "synced", conversation: stored, turnCount: 4 }], moved)).toBe(moved);
+    expect(run([{ type: "synced", key: "a2", conversation: stored }], moved)).toBe(moved);
+    // Read back too early (without the stopped answer): nothing changes.
+    const early = { ...stored, messages: stored.messages.slice(0, 2) };
+    expect(run([{ type: "synced", key: "a2", conversation: early }], stopped)).toBe(stopped);
   });
 });
 

@@ -70,9 +70,9 @@ export type ChatAction =
   | { type: "final"; key: string; response: ChatResponse }
   | { type: "failed"; key: string; problem: ChatProblem }
   | { type: "stopped"; key: string; conversationId: string | null; at: string }
-  /** The stored conversation read back after a stop (ids, the stored text); applied only if
-   * nothing changed in between. */
-  | { type: "synced"; conversation: Conversation; turnCount: number }
+  /** The stored conversation read back after the answer `key` was stopped (ids, the text as
+   * stored); applied only if nothing changed in between. */
+  | { type: "synced"; key: string; conversation: Conversation }
   | { type: "rated"; messageId: string; feedback: FeedbackPublic | null };
 
 export const initialChat: ChatState = {
@@ -157,6 +157,11 @@ export function replacedAnswers(turns: readonly DisplayTurn[]): Set<string> {
 /** Whether a finished answer was stored by the server (a stop before any prose stores nothing). */
 export function isStored(t: DisplayTurn): boolean {
   return t.messageId !== null || (t.answerStatus === "stopped" && t.content !== "");
+}
+
+/** How many messages the server holds for the turns shown, once no answer is streaming. */
+export function storedCount(turns: readonly DisplayTurn[]): number {
+  return withoutUnstored(turns).length;
 }
 
 /** Turns that never reached the server (failed, or stopped before any prose) and their
@@ -306,7 +311,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "synced":
       if (
         state.streaming !== null ||
-        state.turns.length !== action.turnCount ||
+        state.turns[state.turns.length - 1]?.key !== action.key ||
+        state.turns.length !== action.conversation.messages.length ||
         state.conversationId !== action.conversation.id
       )
         return state;

@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 
 import { ApiError, type ApiClient } from "../api/client";
-import type { Rating, StreamEvent } from "../api/types";
+import type { Conversation, Rating, StreamEvent } from "../api/types";
 import { navigate } from "../router";
 import {
   feedbackProblem,
@@ -19,19 +19,18 @@ import {
   streamProblem,
   type ChatProblem,
 } from "./problems";
-import { chatReducer, initialChat, type ChatState, type DisplayTurn } from "./state";
+import { chatReducer, initialChat, storedCount, type ChatState, type DisplayTurn } from "./state";
 
 /** How an answer ended. */
 export type Outcome = "answered" | "failed" | "stopped";
 
 type Start = (onEvent: (event: StreamEvent) => void, signal: AbortSignal) => Promise<void>;
 
-// Why a stream was aborted: the member pressed Stop, or the page no longer shows it.
-const STOP = "stop";
-const LEFT = "left";
+// Why a stream was aborted when not by Stop: the page no longer shows it.
+const LEFT = new DOMException("The page no longer shows this answer.", "AbortError");
 
 /** Reads of a stopped conversation, waiting for the server to store the partial answer. */
-const SYNC_DELAYS_MS = [400, 800, 1600];
+const SYNC_DELAYS_MS = [300, 600, 1200, 2400];
 
 let localKey = 0;
 function nextKey(): string {
@@ -115,6 +114,8 @@ export function useChat(
     async (
       key: string,
       start: Start,
+      /** Messages the server will hold once it has stored this answer. */
+      messages: number,
       opensConversation: boolean,
       problemOf: (err: unknown) => ChatProblem = problemFor,
     ): Promise<Outcome> => {
@@ -157,17 +158,20 @@ export function useChat(
         // nothing.
         if (outcome !== null) return outcome;
         if (controller.signal.aborted) {
-          if (controller.signal.reason === LEFT) {
-            // The view moved on; the server still stores what was said (the list shows it).
-            if (said) onStored?.();
-            return "stopped";
+          const left = controller.signal.reason === LEFT;
+          if (!left) {
+            const at = new Date().toISOString();
+            dispatch({ type: "stopped", key, conversationId: metaId, at });
           }
-          const at = new Date().toISOString();
-          dispatch({ type: "stopped", key, conversationId: metaId, at });
-          if (said && metaId !== null) {
-            // The server stores the question and what was said so far.
-            if (opensConversation) navigate(`/c/${encodeURIComponent(metaId)}`, true);
-            onStored?.();
+          const id: string | null = metaId;
+          if (said && id !== null) {
+            // The server stores the question and what was said so far, once it notices.
+            if (opensConversation && !left) navigate(`/c/${encodeURIComponent(id)}`, true);
+            void readStopped(client, id, messages).then((conversation) => {
+              if (!conversation) return;
+              if (!left) dispatch({ type: "synced", key, conversation });
+              onStored?.();
+            });
           }
           return "stopped";
         }
@@ -177,7 +181,7 @@ export function useChat(
         streams.current.delete(controller);
       }
     },
-    [onStored],
+    [client, onStored],
   );
 
   const ask = useCallback(
@@ -190,10 +194,11 @@ export function useChat(
         answerKey,
         (onEvent, signal) =>
           client.chatStream({ message: question, conversation_id: id }, onEvent, signal),
+        storedCount(state.turns) + 2,
         id === null,
       );
     },
-    [client, run, state.conversationId],
+    [client, run, state.conversationId, state.turns],
   );
 
   const regenerate = useCallback((): Promise<Outcome> => {
@@ -204,10 +209,11 @@ export function useChat(
     return run(
       answerKey,
       (onEvent, signal) => client.regenerateStream(id, onEvent, signal),
+      storedCount(state.turns) + 1,
       false,
       regenerateProblem,
     );
-  }, [client, run, state.conversationId]);
+  }, [client, run, state.conversationId, state.turns]);
 
   const retry = useCallback(
     (turn: DisplayTurn): Promise<Outcome> => {
@@ -218,41 +224,7 @@ export function useChat(
     [ask, regenerate],
   );
 
-  const stop = useCallback(() => streams.current.forEach((c) => c.abort(STOP)), []);
-
-  // After a stop, read the conversation back once the server has stored the partial answer:
-  // it brings the stored message's id (for feedback) and the text as stored.
-  const stoppedKey = lastStoppedWithProse(state);
-  const turnCount = state.turns.length;
-  const shownId = state.conversationId;
-  useEffect(() => {
-    if (stoppedKey === null || shownId === null) return;
-    let live = true;
-    const timers: number[] = [];
-    const attempt = (i: number): void => {
-      const delay = SYNC_DELAYS_MS[i];
-      if (delay === undefined) return;
-      timers.push(
-        window.setTimeout(() => {
-          client.conversation(shownId).then(
-            (conversation) => {
-              if (!live) return;
-              const last = conversation.messages[conversation.messages.length - 1];
-              if (last?.role === "assistant" && last.answer_status === "stopped") {
-                dispatch({ type: "synced", conversation, turnCount });
-              } else attempt(i + 1);
-            },
-            () => live && attempt(i + 1),
-          );
-        }, delay),
-      );
-    };
-    attempt(0);
-    return () => {
-      live = false;
-      timers.forEach((t) => window.clearTimeout(t));
-    };
-  }, [client, stoppedKey, shownId, turnCount]);
+  const stop = useCallback(() => streams.current.forEach((c) => c.abort()), []);
 
   const rate = useCallback(
     async (
@@ -282,9 +254,27 @@ export function useChat(
   return { state, ask, regenerate, retry, stop, rate, reload };
 }
 
-/** The key of the newest answer if it was stopped after some prose and is not yet synced. */
-function lastStoppedWithProse(state: ChatState): string | null {
-  const last = state.turns[state.turns.length - 1];
-  if (!last || last.role !== "assistant" || last.messageId !== null) return null;
-  return last.answerStatus === "stopped" && last.content !== "" ? last.key : null;
+/**
+ * Read conversation `id` until the server holds `messages` messages, the last one a stopped
+ * answer (it stores a stopped answer once it notices the closed connection); null if it does
+ * not within a few seconds.
+ */
+async function readStopped(
+  client: ApiClient,
+  id: string,
+  messages: number,
+): Promise<Conversation | null> {
+  for (const delay of SYNC_DELAYS_MS) {
+    await new Promise((resolve) => window.setTimeout(resolve, delay));
+    try {
+      const conversation = await client.conversation(id);
+      const last = conversation.messages[conversation.messages.length - 1];
+      if (conversation.messages.length === messages && last?.answer_status === "stopped") {
+        return conversation;
+      }
+    } catch {
+      // Not readable yet (a new conversation is stored with its stopped answer): read again.
+    }
+  }
+  return null;
 }
