@@ -515,16 +515,19 @@ def test_stop_keeps_the_partial_answer_marked_stopped_and_reload_shows_it(
     box.press("Enter")
     turn = page.locator("li.turn-assistant").last
     expect(turn.locator(".markdown")).to_contain_text("Step 2", timeout=ANSWER_TIMEOUT_MS)
-    page.get_by_role("button", name="Stop answering").click()
+    page.get_by_role("button", name="Stop answering").focus()
+    page.keyboard.press("Enter")
     expect(turn).to_have_attribute("aria-busy", "false")
     expect(turn.get_by_test_id("answer-status")).to_have_text("Stopped")
+    expect(turn).to_be_focused()  # the Stop button went away; focus is on what it stopped
     shown = turn.locator("[data-testid=answer]").inner_text()
     assert "Step 2" in shown and "Step 12" not in shown, shown
     expect(page.get_by_role("button", name="Send")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/c/[\w-]+$"))
     expect(page.get_by_role("heading", level=1)).to_have_text(LABEL_QUESTION + SLOWLY)
-    # Read back from the server: the stored answer can be rated.
+    # Read back from the server: the stored answer can be rated (still the focused element).
     expect(turn.get_by_role("button", name="Helpful", exact=True)).to_be_visible()
+    expect(turn).to_be_focused()
     stored = stored_conversation(chat_server, "mia", page)
     assert [m["answer_status"] for m in stored["messages"]] == [None, "stopped"]
     assert "Step 12" not in stored["messages"][1]["content"]

@@ -260,6 +260,7 @@ describe("chatReducer: stopping", () => {
     };
     const synced = run([{ type: "synced", key: "a2", conversation: stored }], stopped);
     expect(synced.turns.map((t) => t.messageId)).toEqual(["m1", "m2", "m3", "m4"]);
+    expect(synced.turns.map((t) => t.key)).toEqual(stopped.turns.map((t) => t.key));
     expect(synced.turns[3]?.answerStatus).toBe("stopped");
     const moved = run([asked("Q3", 3)], stopped);
     expect(run([{ type: "synced", key: "a2", conversation: stored }], moved)).toBe(moved);

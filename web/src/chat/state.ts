@@ -316,7 +316,14 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         state.conversationId !== action.conversation.id
       )
         return state;
-      return { ...state, turns: action.conversation.messages.map(fromMessage) };
+      // Same keys: the turns stay the same elements (focus and open popovers survive).
+      return {
+        ...state,
+        turns: action.conversation.messages.map((m, i) => ({
+          ...fromMessage(m),
+          key: state.turns[i]?.key ?? m.id,
+        })),
+      };
     case "rated":
       return {
         ...state,

@@ -4,7 +4,7 @@
  * scrolled up ("Jump to latest" brings them back). A reload of /c/<id> rebuilds the same view
  * from history, scrolled to the newest message.
  */
-import { useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import { latestAnswer, replacedAnswers, type DisplayTurn } from "../chat/state";
@@ -36,6 +36,15 @@ export function ChatConversation(props: {
   const turnsList = useRef<HTMLOListElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const follow = useFollow(turnsList);
+  // Retry, Regenerate and Stop remove the button that was pressed: focus moves on to the
+  // answer they act on (not to the question box, which would open a phone's keyboard).
+  const focusNewest = useRef(false);
+  useEffect(() => {
+    if (!focusNewest.current) return;
+    focusNewest.current = false;
+    const answers = turnsList.current?.querySelectorAll<HTMLElement>("li.turn-assistant");
+    answers?.[answers.length - 1]?.focus({ preventScroll: true });
+  }, [state.turns]);
 
   const busy = state.streaming !== null;
   const load = state.load;
@@ -65,10 +74,12 @@ export function ChatConversation(props: {
       const question = turn.request?.kind === "ask" ? turn.request.question : null;
       setDraft((d) => (d.trim() === question ? "" : d));
       follow.jump(false);
+      focusNewest.current = true;
       void chat.retry(turn);
     },
     onRegenerate: () => {
       follow.jump(false);
+      focusNewest.current = true;
       void chat.regenerate();
     },
     onRate: chat.rate,
@@ -148,7 +159,10 @@ export function ChatConversation(props: {
           value={draft}
           onChange={setDraft}
           onSend={send}
-          onStop={chat.stop}
+          onStop={() => {
+            focusNewest.current = true;
+            chat.stop();
+          }}
           busy={busy}
           unavailable={unavailable}
         />

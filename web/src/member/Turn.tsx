@@ -105,7 +105,8 @@ export function Turn(props: {
   if (t.answerStatus === "stopped" && label) classes.push("turn-stopped");
   if (props.replaced) classes.push("turn-replaced");
   return (
-    <li className={classes.join(" ")} aria-busy={t.pending}>
+    // Focusable from script only: Retry, Regenerate and Stop move focus to the answer.
+    <li className={classes.join(" ")} aria-busy={t.pending} tabIndex={-1}>
       {props.replaced ? (
         <details className="earlier-answer">
           <summary>
