@@ -42,7 +42,7 @@ describe("ApiClient: feedback, examples, regenerate", () => {
       ["PUT", "/api/v1/messages/m%2F2/feedback"],
       ["DELETE", "/api/v1/messages/m%2F2/feedback"],
     ]);
-    expect(JSON.parse(String(calls[0]?.init.body))).toEqual({ rating: "down", comment: "old" });
+    expect(JSON.parse(calls[0]?.init.body as string)).toEqual({ rating: "down", comment: "old" });
     expect(calls[0]?.init.headers).toMatchObject({ Authorization: "Bearer tok" });
   });
 
