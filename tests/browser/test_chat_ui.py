@@ -672,7 +672,7 @@ def test_example_questions_on_an_empty_conversation(
     )
     expect(page.locator("li.turn-assistant .chip").first).to_be_visible()
     expect(page.get_by_role("region", name="Try asking")).to_have_count(0)
-    expect(page.get_by_label("Your question")).to_be_focused()
+    expect(page.locator("li.turn-assistant")).to_be_focused()
 
 
 def test_not_found_answer_suggests_rephrasing_without_sources(

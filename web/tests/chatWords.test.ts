@@ -43,10 +43,10 @@ describe("problems in plain words", () => {
     }
   });
 
-  it("a regenerate refused with 409 means there is nothing to answer again", () => {
-    expect(regenerateProblem(new ApiError(409, "no answered question")).message).toContain(
-      "no answer to replace",
-    );
+  it("a regenerate refused with 409 cannot be tried again in this conversation", () => {
+    const problem = regenerateProblem(new ApiError(409, "this conversation has 200 messages"));
+    expect(problem.message).toContain("Start a new conversation");
+    expect(problem.retry).toBe(false);
     expect(regenerateProblem(new TypeError("x")).message).toBe(UNREACHABLE);
   });
 

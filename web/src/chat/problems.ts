@@ -57,10 +57,14 @@ export function streamCut(): ChatProblem {
   return { message: STREAM_CUT, retry: true };
 }
 
-/** Regenerate refused: 409 means the conversation has no answered question to answer again. */
+/** Regenerate refused with 409: the conversation is full, has no answer to replace, or
+ * changed meanwhile (the page offers Regenerate only on a shown answer). */
 export function regenerateProblem(err: unknown): ChatProblem {
   if (err instanceof ApiError && err.status === 409) {
-    return { message: "There is no answer to replace yet. Ask a question first.", retry: false };
+    return {
+      message: "This answer cannot be answered again here. Start a new conversation to ask again.",
+      retry: false,
+    };
   }
   return problemFor(err);
 }

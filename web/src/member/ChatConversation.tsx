@@ -36,8 +36,9 @@ export function ChatConversation(props: {
   const turnsList = useRef<HTMLOListElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const follow = useFollow(turnsList);
-  // Retry, Regenerate and Stop remove the button that was pressed: focus moves on to the
-  // answer they act on (not to the question box, which would open a phone's keyboard).
+  // Retry, Regenerate, Stop and an example question remove the button that was pressed:
+  // focus moves on to the answer they act on (not to the question box, which would open a
+  // phone's keyboard over it).
   const focusNewest = useRef(false);
   useEffect(() => {
     if (!focusNewest.current) return;
@@ -61,7 +62,7 @@ export function ChatConversation(props: {
     ask(question);
   };
   const pick = (question: string): void => {
-    box.current?.focus({ preventScroll: true });
+    focusNewest.current = true;
     ask(question);
   };
 
