@@ -142,7 +142,7 @@ describe("failed, stopped and replaced answers", () => {
 describe("copying an answer copies no hidden text", () => {
   it("names source chips and the source link with aria-label, not visually hidden text", () => {
     const html = renderToStaticMarkup(<SourcesPanel sources={[source]} hybridPath="full" />);
-    expect(html).toContain('aria-label="Refunds: show source details"');
+    expect(html).toContain('aria-label="1 Refunds: show source details"');
     expect(html).not.toContain("visually-hidden");
     expect(render(turn())).not.toMatch(/visually-hidden[^<]*<\/span>/);
   });

@@ -44,17 +44,20 @@ export function SourcesPanel(props: {
   };
   const current = open !== null ? shown[open] : undefined;
   return (
-    <section className="sources" aria-label="Sources">
+    // Not a landmark: every answer has one, and identical "Sources" regions only add noise to
+    // a screen reader's landmark list; the heading is there to navigate by.
+    <div className="sources">
       <h3 className="sources-heading">Sources</h3>
       <ul className="chips">
         {shown.map((s, i) => (
           <li key={`${s.source.card_id}-${i}`}>
             {/* The name is an aria-label, not hidden text: text in the page, even visually
-                hidden, is copied with a selection of the answer. */}
+                hidden, is copied with a selection of the answer. It holds the visible text
+                (number and title) as it reads, so speech input can name the chip. */}
             <button
               type="button"
               className="chip"
-              aria-label={`${chipTitle(s.source)}: show source details`}
+              aria-label={`${i + 1} ${chipTitle(s.source)}: show source details`}
               ref={(el) => {
                 chips.current[i] = el;
               }}
@@ -65,7 +68,7 @@ export function SourcesPanel(props: {
             >
               <span className="chip-number" aria-hidden="true">
                 {i + 1}
-              </span>
+              </span>{" "}
               <span className="chip-title">{chipTitle(s.source)}</span>
             </button>
           </li>
@@ -81,7 +84,7 @@ export function SourcesPanel(props: {
           onClose={close}
         />
       )}
-    </section>
+    </div>
   );
 }
 
