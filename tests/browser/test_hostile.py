@@ -171,7 +171,7 @@ def test_hostile_model_and_kb_cannot_run_script_or_make_links(
         expect(link).to_have_count(1)
         assert link.get_attribute("target") == "_blank"
         assert set((link.get_attribute("rel") or "").split()) >= {"noopener", "noreferrer"}
-        expect(dialog.locator(".relevance-hint")).to_contain_text("reranked")
+        expect(dialog.locator(".relevance-hint")).to_contain_text("No relevance score")
         assert_links_are_kb_links(page, hostile_server)
         assert_no_canary(page)
         page.keyboard.press("Escape")

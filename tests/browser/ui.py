@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,10 +45,14 @@ SSE_RECORDER = """
     window.__sse.push(record);
     (async () => {
       const reader = theirs.pipeThrough(new TextDecoderStream()).getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        record.chunks.push({ t: performance.now(), text: value });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          record.chunks.push({ t: performance.now(), text: value });
+        }
+      } catch (e) {
+        record.aborted = String(e);  // the app stopped the answer (AbortController)
       }
       record.done = true;
     })();
@@ -113,6 +118,17 @@ class BrowserTraps:
         return self
 
 
+def wait_until(page: Page, script: str, timeout_s: float = 10.0) -> None:
+    """Poll ``script`` (a JS expression) until it is truthy. Not ``page.wait_for_function``:
+    once its first check fails it evaluates the predicate with eval, which the app's CSP
+    forbids."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(script):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_s}s: {script}")
+        page.wait_for_timeout(100)
+
+
 def sign_in(page: Page, base_url: str, token: str, path: str = "/") -> None:
     """Open ``path`` and sign in with ``token`` through the form."""
     page.goto(base_url + path)
@@ -159,7 +175,7 @@ def ask(page: Page, question: str) -> AskResult:
     turn = page.locator("li.turn-assistant").nth(before)
     expect(turn).to_have_attribute("aria-busy", "false", timeout=ANSWER_TIMEOUT_MS)
     assert turn.locator(".error").count() == 0, turn.locator(".error").inner_text()
-    page.wait_for_function(f"window.__sse.length > {streams} && window.__sse[{streams}].done")
+    wait_until(page, f"window.__sse.length > {streams} && window.__sse[{streams}].done")
     chunks = page.evaluate(f"window.__sse[{streams}].chunks.map(c => [c.t, c.text])")
     return AskResult(
         turn.locator("[data-testid=answer]").inner_text(),

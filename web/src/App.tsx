@@ -24,6 +24,7 @@ import { Header } from "./shell/Header";
 import { SkipLink } from "./shell/SkipLink";
 import { routePageName, useDocumentTitle } from "./shell/title";
 import { useDrawer } from "./shell/useDrawer";
+import { SESSION_ENDED, UNAVAILABLE, UNREACHABLE } from "./chat/problems";
 
 type MeState =
   { status: "loading" } | { status: "ready"; me: Me } | { status: "error"; message: string };
@@ -31,6 +32,7 @@ type MeState =
 export function App(): ReactNode {
   const [token, setToken] = useState<string | null>(() => loadToken());
   const [signInError, setSignInError] = useState<string | null>(null);
+  const [meAttempt, setMeAttempt] = useState(0);
   const route = useRoute();
   const client = useMemo(() => (token ? new ApiClient(token) : null), [token]);
   // Who the current client's token belongs to; loading until its answer arrives.
@@ -63,7 +65,7 @@ export function App(): ReactNode {
         if (err instanceof ApiError && err.status === 401) {
           signOut("That token was not accepted. Check it and try again.");
         } else {
-          const message = String((err as Error).message ?? err);
+          const message = err instanceof ApiError ? UNAVAILABLE : UNREACHABLE;
           setAnswer({ client, state: { status: "error", message } });
         }
       },
@@ -71,7 +73,10 @@ export function App(): ReactNode {
     return () => {
       live = false;
     };
-  }, [client, signOut]);
+  }, [client, signOut, meAttempt]);
+
+  // A token refused after it was accepted (revoked, user disabled): back to sign-in, saying so.
+  useEffect(() => client?.onSessionEnded(() => signOut(SESSION_ENDED)), [client, signOut]);
 
   const signedIn = meState.status === "ready";
   useEffect(() => {
@@ -103,8 +108,11 @@ export function App(): ReactNode {
   if (meState.status === "error") {
     return (
       <div className="page-status" role="alert">
-        <p>Could not reach citewall: {meState.message}</p>
-        <button type="button" onClick={leave}>
+        <p>{meState.message}</p>
+        <button type="button" onClick={() => setMeAttempt((n) => n + 1)}>
+          Retry
+        </button>
+        <button type="button" className="link-button" onClick={leave}>
           Sign out
         </button>
       </div>
@@ -129,7 +137,12 @@ function SignedIn(props: {
       <SkipLink to={chat ? "question" : "main"} inert={drawer.open} />
       <Header me={me} route={route} drawer={chat ? drawer : null} onSignOut={props.onSignOut} />
       {route.name === "chat" ? (
-        <ChatLayout client={client} conversationId={route.conversationId} drawer={drawer} />
+        <ChatLayout
+          client={client}
+          conversationId={route.conversationId}
+          drawer={drawer}
+          role={me.role}
+        />
       ) : (
         <main className="app-main" id={MAIN_ID} tabIndex={-1}>
           <Page route={route} client={client} me={me} />

@@ -5,6 +5,7 @@ import { App } from "./App";
 import "./styles/app.css";
 import "./styles/admin.css";
 import "./styles/shell.css";
+import "./styles/chat.css";
 
 const root = document.getElementById("root");
 if (root) {

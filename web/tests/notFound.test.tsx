@@ -14,8 +14,14 @@ import { EventsTable } from "../src/admin/EventsTable";
 import { retrievalEvent } from "./fixtures";
 import { toStreamEvent } from "../src/api/client";
 import type { ChatResponse, KnowledgeGapReport, Message, Source } from "../src/api/types";
-import { finalFields, fromMessage, type DisplayTurn } from "../src/member/ChatPage";
-import { NOT_FOUND_LABEL, Turn, answerLabel, showsSources } from "../src/member/Turn";
+import { finalFields, fromMessage, type DisplayTurn } from "../src/chat/state";
+import {
+  NOT_FOUND_LABEL,
+  REPHRASE_HINT,
+  Turn,
+  answerLabel,
+  showsSources,
+} from "../src/member/Turn";
 
 const NOT_FOUND =
   "I couldn't find anything about that in the knowledge base, so I can't answer it from there.";
@@ -32,12 +38,17 @@ function turn(change: Partial<DisplayTurn>): DisplayTurn {
   return {
     key: "a1",
     role: "assistant",
+    messageId: "a1",
     content: "Refunds take five days [1].",
     sources: [source],
     hybridPath: "full",
     answerStatus: "answered",
     pending: false,
     error: null,
+    createdAt: null,
+    feedback: null,
+    regeneratedFrom: null,
+    request: null,
     ...change,
   };
 }
@@ -45,9 +56,10 @@ function turn(change: Partial<DisplayTurn>): DisplayTurn {
 const render = (t: DisplayTurn): string => renderToStaticMarkup(<Turn turn={t} />);
 
 describe("a not_found answer in the member chat", () => {
-  it("shows its sentence with the label and no sources panel at all", () => {
+  it("shows its sentence with the label, a suggestion to rephrase and no sources panel", () => {
     const html = render(turn({ content: NOT_FOUND, sources: [], answerStatus: "not_found" }));
     expect(html).toContain(NOT_FOUND_LABEL);
+    expect(html).toContain(REPHRASE_HINT);
     expect(html).toContain('data-testid="answer-status"');
     expect(html).toContain("anything about that in the knowledge base");
     expect(html).not.toContain("Sources");
@@ -73,7 +85,8 @@ describe("a not_found answer in the member chat", () => {
 
   it("labels nothing while the answer streams or after an error", () => {
     expect(answerLabel(turn({ answerStatus: "not_found", pending: true }))).toBeNull();
-    expect(answerLabel(turn({ answerStatus: "not_found", error: "boom" }))).toBeNull();
+    const boom = { message: "boom", retry: true };
+    expect(answerLabel(turn({ answerStatus: "not_found", error: boom }))).toBeNull();
     expect(answerLabel(turn({ answerStatus: null, pending: true }))).toBeNull();
     const streaming = render(turn({ content: NOT_FOUND, answerStatus: null, pending: true }));
     expect(streaming).not.toContain(NOT_FOUND_LABEL);

@@ -15,14 +15,25 @@ describe("relevanceView", () => {
     expect(relevanceView(140, "full")).toMatchObject({ score: 100 });
   });
 
-  it("explains a missing score on non-reranked paths", () => {
+  it("explains a missing score on non-reranked paths in plain words to members", () => {
     const v = relevanceView(null, "rrf_only");
-    expect(v.kind).toBe("hint");
-    expect(v.label).toContain(
-      "relevance score shown only when answers are reranked".replace("relevance", "Relevance"),
-    );
-    expect(v.label).toContain("rrf_only");
-    expect(relevanceView(undefined, "dense_only").label).toContain("dense_only");
+    expect(v).toEqual({
+      kind: "hint",
+      label:
+        "No relevance score for this answer: its sources were found by a quick keyword and " +
+        "meaning search, not ranked in detail.",
+    });
+    for (const path of ["rrf_only", "dense_only", null] as const) {
+      const label = relevanceView(undefined, path).label;
+      expect(label).not.toMatch(/rrf|dense|rerank|hybrid|path/i);
+    }
+  });
+
+  it("keeps the retrieval path's name for admins", () => {
+    expect(relevanceView(null, "rrf_only", "admin").label).toContain("Retrieval path: rrf_only.");
+    expect(relevanceView(null, "dense_only", "admin").label).toContain("dense_only");
+    expect(relevanceView(null, null, "admin").label).toContain("Retrieval path: none.");
+    expect(relevanceView(50, "full", "admin")).toMatchObject({ kind: "score", score: 50 });
   });
 
   it("says so when a reranked answer has no score for a source", () => {

@@ -14,10 +14,13 @@ import type {
   ConversationRename,
   ConversationSummary,
   EntryPerformance,
+  ExamplesPublic,
   ExposureFilter,
   ExposureReport,
   FeedbackFilter,
   FeedbackReport,
+  FeedbackPublic,
+  FeedbackRequest,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -64,7 +67,27 @@ function query(params: Record<string, string | number | boolean | undefined | nu
 }
 
 export class ApiClient {
+  // Set once the server has accepted the token: a 401 after that means the session ended.
+  private accepted = false;
+  private readonly sessionEndListeners = new Set<() => void>();
+
   constructor(private readonly token: string) {}
+
+  /**
+   * Call `listener` when a request is refused with 401 after the token had been accepted (it
+   * was revoked, or the user was disabled). Returns the function that removes the listener.
+   */
+  onSessionEnded(listener: () => void): () => void {
+    this.sessionEndListeners.add(listener);
+    return () => {
+      this.sessionEndListeners.delete(listener);
+    };
+  }
+
+  private refused(status: number): void {
+    if (status !== 401 || !this.accepted) return;
+    for (const listener of this.sessionEndListeners) listener();
+  }
 
   private headers(json: boolean): HeadersInit {
     const h: Record<string, string> = { Authorization: `Bearer ${this.token}` };
@@ -80,8 +103,10 @@ export class ApiClient {
     });
     if (!response.ok) {
       const body: unknown = await response.json().catch(() => null);
+      this.refused(response.status);
       throw new ApiError(response.status, errorDetail(body, response.status));
     }
+    this.accepted = true;
     // 204 No Content: the callers of such paths ask for `void`.
     if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
@@ -121,24 +146,49 @@ export class ApiClient {
 
   /**
    * POST /chat/stream and call `onEvent` for each event as it arrives. Resolves when the
-   * stream ends; rejects with ApiError when the request itself is refused.
+   * stream ends; rejects with ApiError when the request itself is refused, and with an
+   * AbortError when `signal` aborts (closing the connection stops the answer on the server).
    */
-  async chatStream(
+  chatStream(
     body: ChatRequest,
     onEvent: (event: StreamEvent) => void,
     signal?: AbortSignal,
   ): Promise<void> {
-    const response = await fetch(`${BASE}/chat/stream`, {
+    return this.postStream("/chat/stream", JSON.stringify(body), onEvent, signal);
+  }
+
+  /**
+   * POST /conversations/{id}/regenerate: answer the conversation's last question again, as a
+   * stream of the same events as `chatStream`. The new answer is stored; the earlier one stays.
+   */
+  regenerateStream(
+    conversationId: string,
+    onEvent: (event: StreamEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const path = `/conversations/${encodeURIComponent(conversationId)}/regenerate`;
+    return this.postStream(path, undefined, onEvent, signal);
+  }
+
+  private async postStream(
+    path: string,
+    body: string | undefined,
+    onEvent: (event: StreamEvent) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const response = await fetch(BASE + path, {
       method: "POST",
-      body: JSON.stringify(body),
-      headers: { ...this.headers(true), Accept: "text/event-stream" },
+      body,
+      headers: { ...this.headers(body !== undefined), Accept: "text/event-stream" },
       credentials: "omit",
       signal,
     });
     if (!response.ok || !response.body) {
       const data: unknown = await response.json().catch(() => null);
+      this.refused(response.status);
       throw new ApiError(response.status, errorDetail(data, response.status));
     }
+    this.accepted = true;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     const parser = new SseParser();
     for (;;) {
@@ -150,6 +200,26 @@ export class ApiClient {
       }
     }
     parser.finish();
+  }
+
+  /** The member's rating of an answer (PUT replaces an earlier one). */
+  rateAnswer(messageId: string, feedback: FeedbackRequest): Promise<FeedbackPublic> {
+    return this.request<FeedbackPublic>(`/messages/${encodeURIComponent(messageId)}/feedback`, {
+      method: "PUT",
+      body: JSON.stringify(feedback),
+    });
+  }
+
+  /** Withdraw the member's rating of an answer. */
+  unrateAnswer(messageId: string): Promise<void> {
+    return this.request<void>(`/messages/${encodeURIComponent(messageId)}/feedback`, {
+      method: "DELETE",
+    });
+  }
+
+  /** Example questions for an empty conversation. */
+  examples(): Promise<ExamplesPublic> {
+    return this.request<ExamplesPublic>("/examples");
   }
 
   // -- admin ----------------------------------------------------------------------------------

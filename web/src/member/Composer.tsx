@@ -1,16 +1,29 @@
-/** The question box: Enter sends, Shift+Enter adds a line. */
-import { useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+/**
+ * The question box: Enter sends, Shift+Enter adds a line. While an answer streams in, the
+ * button stops it instead (the box stays editable for the next question). The text belongs to
+ * the page, so a question whose answer failed can come back into the box.
+ */
+import type { FormEvent, KeyboardEvent, ReactNode, Ref } from "react";
 
-export function Composer(props: { onSend: (message: string) => void; busy: boolean }): ReactNode {
-  const [text, setText] = useState("");
-  const area = useRef<HTMLTextAreaElement>(null);
+export interface ComposerProps {
+  value: string;
+  onChange: (value: string) => void;
+  onSend: (message: string) => void;
+  onStop: () => void;
+  /** An answer is streaming in. */
+  busy: boolean;
+  /** Why no question can be sent here (the box is disabled), or null. */
+  unavailable: string | null;
+  ref?: Ref<HTMLTextAreaElement>;
+}
+
+export function Composer(props: ComposerProps): ReactNode {
+  const { value, onChange, onSend, onStop, busy, unavailable, ref } = props;
   const submit = (e?: FormEvent): void => {
     e?.preventDefault();
-    const message = text.trim();
-    if (!message || props.busy) return;
-    setText("");
-    props.onSend(message);
-    area.current?.focus();
+    const message = value.trim();
+    if (!message || busy || unavailable) return;
+    onSend(message);
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): void => {
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
@@ -22,17 +35,24 @@ export function Composer(props: { onSend: (message: string) => void; busy: boole
       </label>
       <textarea
         id="question"
-        ref={area}
+        ref={ref}
         rows={2}
-        placeholder="Ask a question…"
-        value={text}
-        onChange={(e) => setText(e.target.value)}
+        placeholder={unavailable ?? "Ask a question…"}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
         onKeyDown={onKeyDown}
         maxLength={4000}
+        disabled={unavailable !== null}
       />
-      <button type="submit" disabled={props.busy || !text.trim()}>
-        {props.busy ? "Answering…" : "Send"}
-      </button>
+      {busy ? (
+        <button type="button" className="stop-button" aria-label="Stop answering" onClick={onStop}>
+          Stop
+        </button>
+      ) : (
+        <button type="submit" disabled={unavailable !== null || !value.trim()}>
+          Send
+        </button>
+      )}
     </form>
   );
 }

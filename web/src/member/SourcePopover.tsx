@@ -6,7 +6,7 @@
 import { useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
 
 import type { HybridPath, Source } from "../api/types";
-import { relevanceView } from "./relevance";
+import { relevanceView, type Audience } from "./relevance";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -16,11 +16,12 @@ export function SourcePopover(props: {
   /** Already passed through safeHttpUrl by the caller. */
   href: string;
   hybridPath: HybridPath;
+  audience: Audience;
   onClose: (returnFocus: boolean) => void;
 }): ReactNode {
   const { id, source, href, hybridPath, onClose } = props;
   const dialog = useRef<HTMLDivElement>(null);
-  const relevance = relevanceView(source.retrieved_score, hybridPath);
+  const relevance = relevanceView(source.retrieved_score, hybridPath, props.audience);
   const titleId = `${id}-title`;
 
   useEffect(() => {
@@ -91,9 +92,14 @@ export function SourcePopover(props: {
       <dl className="popover-facts">
         <dt>Source</dt>
         <dd>
-          <a className="source-link" href={href} target="_blank" rel="noopener noreferrer">
+          <a
+            className="source-link"
+            href={href}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-label={`${shown} (opens in a new tab)`}
+          >
             {shown}
-            <span className="visually-hidden"> (opens in a new tab)</span>
           </a>
         </dd>
         <dt>Licence</dt>

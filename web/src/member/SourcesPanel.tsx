@@ -7,6 +7,7 @@ import { useId, useRef, useState, type ReactNode } from "react";
 
 import type { HybridPath, Source } from "../api/types";
 import { safeHttpUrl } from "../security/safeUrl";
+import type { Audience } from "./relevance";
 import { SourcePopover } from "./SourcePopover";
 
 export interface ShownSource {
@@ -24,7 +25,11 @@ export function linkableSources(sources: readonly Source[]): ShownSource[] {
   return out;
 }
 
-export function SourcesPanel(props: { sources: Source[]; hybridPath: HybridPath }): ReactNode {
+export function SourcesPanel(props: {
+  sources: Source[];
+  hybridPath: HybridPath;
+  audience?: Audience;
+}): ReactNode {
   const shown = linkableSources(props.sources);
   const [open, setOpen] = useState<number | null>(null);
   const chips = useRef<(HTMLButtonElement | null)[]>([]);
@@ -39,14 +44,20 @@ export function SourcesPanel(props: { sources: Source[]; hybridPath: HybridPath 
   };
   const current = open !== null ? shown[open] : undefined;
   return (
-    <section className="sources" aria-label="Sources">
+    // Not a landmark: every answer has one, and identical "Sources" regions only add noise to
+    // a screen reader's landmark list; the heading is there to navigate by.
+    <div className="sources">
       <h3 className="sources-heading">Sources</h3>
       <ul className="chips">
         {shown.map((s, i) => (
           <li key={`${s.source.card_id}-${i}`}>
+            {/* The name is an aria-label, not hidden text: text in the page, even visually
+                hidden, is copied with a selection of the answer. It holds the visible text
+                (number and title) as it reads, so speech input can name the chip. */}
             <button
               type="button"
               className="chip"
+              aria-label={`${i + 1} ${chipTitle(s.source)}: show source details`}
               ref={(el) => {
                 chips.current[i] = el;
               }}
@@ -57,9 +68,8 @@ export function SourcesPanel(props: { sources: Source[]; hybridPath: HybridPath 
             >
               <span className="chip-number" aria-hidden="true">
                 {i + 1}
-              </span>
-              <span className="chip-title">{s.source.title || s.source.card_id}</span>
-              <span className="visually-hidden">: show source details</span>
+              </span>{" "}
+              <span className="chip-title">{chipTitle(s.source)}</span>
             </button>
           </li>
         ))}
@@ -70,9 +80,14 @@ export function SourcesPanel(props: { sources: Source[]; hybridPath: HybridPath 
           source={current.source}
           href={current.href}
           hybridPath={props.hybridPath}
+          audience={props.audience ?? "member"}
           onClose={close}
         />
       )}
-    </section>
+    </div>
   );
+}
+
+function chipTitle(source: Source): string {
+  return source.title || source.card_id;
 }

@@ -7,7 +7,8 @@ import { useCallback, useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { ConversationSummary } from "../api/types";
-import { ChatPage } from "../member/ChatPage";
+import { ChatConversation } from "../member/ChatConversation";
+import type { Audience } from "../member/relevance";
 import { navigate } from "../router";
 import { ConversationsPanel } from "./ConversationsPanel";
 import { focusQuestion, MAIN_ID } from "./focus";
@@ -17,6 +18,8 @@ export function ChatLayout(props: {
   client: ApiClient;
   conversationId: string | null;
   drawer: Drawer;
+  /** Admins also see the retrieval path's name where members read plain words. */
+  role: Audience;
 }): ReactNode {
   const { conversationId, drawer } = props;
   const [version, setVersion] = useState(0);
@@ -41,9 +44,10 @@ export function ChatLayout(props: {
         onDeleted={onDeleted}
       />
       <main id={MAIN_ID} className="chat-main" tabIndex={-1} inert={drawer.open}>
-        <ChatPage
+        <ChatConversation
           client={props.client}
           conversationId={conversationId}
+          audience={props.role}
           renamed={renamed}
           onStored={onStored}
         />
