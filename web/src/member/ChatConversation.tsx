@@ -173,6 +173,7 @@ export function ChatConversation(props: {
           }}
           busy={busy}
           unavailable={unavailable}
+          loading={load.kind === "loading"}
         />
       </div>
     </section>

@@ -14,11 +14,15 @@ export interface ComposerProps {
   busy: boolean;
   /** Why no question can be sent here (the box is disabled), or null. */
   unavailable: string | null;
+  /** The conversation is loading: nothing can be sent yet, but the box stays enabled, so
+   * focus put there (after choosing a conversation) is not lost. */
+  loading?: boolean;
   ref?: Ref<HTMLTextAreaElement>;
 }
 
 export function Composer(props: ComposerProps): ReactNode {
   const { value, onChange, onSend, onStop, busy, unavailable, ref } = props;
+  const loading = props.loading ?? false;
   const submit = (e?: FormEvent): void => {
     e?.preventDefault();
     const message = value.trim();
@@ -42,7 +46,8 @@ export function Composer(props: ComposerProps): ReactNode {
         onChange={(e) => onChange(e.target.value)}
         onKeyDown={onKeyDown}
         maxLength={4000}
-        disabled={unavailable !== null}
+        disabled={unavailable !== null && !loading}
+        aria-busy={loading || undefined}
       />
       {busy ? (
         <button type="button" className="stop-button" aria-label="Stop answering" onClick={onStop}>

@@ -3,7 +3,7 @@
  * the chat page. The list reloads when a turn is stored; a rename of the open conversation
  * reaches the chat page's heading; deleting it leaves for a fresh chat.
  */
-import { useCallback, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { ConversationSummary } from "../api/types";
@@ -25,6 +25,16 @@ export function ChatLayout(props: {
   const [version, setVersion] = useState(0);
   const [renamed, setRenamed] = useState<ConversationSummary | null>(null);
   const onStored = useCallback(() => setVersion((v) => v + 1), []);
+  // "New conversation" while the open one is still new (its URL is `/` until an answer is
+  // stored) starts it afresh: the chat remounts, which stops any answer streaming in.
+  const [fresh, setFresh] = useState(0);
+  const onNew = (): void => {
+    if (conversationId === null) setFresh((n) => n + 1);
+  };
+  // The remounted question box is a new element: focus it once it is there.
+  useEffect(() => {
+    if (fresh > 0) focusQuestion();
+  }, [fresh]);
 
   const onDeleted = (id: string): void => {
     if (id !== conversationId) return;
@@ -42,9 +52,11 @@ export function ChatLayout(props: {
         drawer={drawer}
         onRenamed={setRenamed}
         onDeleted={onDeleted}
+        onNew={onNew}
       />
       <main id={MAIN_ID} className="chat-main" tabIndex={-1} inert={drawer.open}>
         <ChatConversation
+          key={fresh}
           client={props.client}
           conversationId={conversationId}
           audience={props.role}

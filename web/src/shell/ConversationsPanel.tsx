@@ -20,6 +20,8 @@ export function ConversationsPanel(props: {
   drawer: Drawer;
   onRenamed: (c: ConversationSummary) => void;
   onDeleted: (id: string) => void;
+  /** "New conversation" was pressed (before it navigates to `/`). */
+  onNew: () => void;
 }): ReactNode {
   const { drawer } = props;
   const modal = drawer.open;
@@ -29,6 +31,7 @@ export function ConversationsPanel(props: {
     if (modal) drawer.hide("question");
   };
   const startNew = (): void => {
+    props.onNew();
     navigate("/");
     if (modal) drawer.hide("question");
     else focusQuestion();
