@@ -48,6 +48,29 @@ def check_example_questions(questions: list[str]) -> list[str]:
     return cleaned
 
 
+_DOMAIN_RE = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+
+
+def check_origin(origin: str) -> str:
+    """A web origin as browsers send it: scheme, host and port only, lower case.
+
+    >>> check_origin("HTTPS://Help.Example.com")
+    'https://help.example.com'
+    """
+    text = origin.strip()
+    parts = urlsplit(text)
+    if (
+        parts.scheme.lower() not in {"http", "https"}
+        or not parts.hostname
+        or parts.path not in {"", "/"}
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise ValueError(f"not an origin: {origin!r} (e.g. https://help.example.com)")
+    return text.rstrip("/").lower()
+
+
 class Settings(BaseSettings):
     """Every knob citewall has. See README "Configuration" for the table."""
 
@@ -177,6 +200,69 @@ class Settings(BaseSettings):
         "every member sees them. `citewall demo` uses the demo KB's examples.json when unset.",
     )
 
+    # -- sign-in (docs/sign-in.md) ---------------------------------------------------------------
+    member_jwt_secret: SecretStr | None = Field(
+        default=None,
+        description="Members signed in by the host site with HS256 tokens under this shared "
+        "secret (at least 32 bytes). Exclusive with CITEWALL_MEMBER_JWKS_URL.",
+    )
+    member_jwks_url: str | None = Field(
+        default=None, description="Members signed in with RS256/ES256 tokens under this JWKS."
+    )
+    member_jwt_issuer: str | None = Field(
+        default=None, description="The `iss` member tokens must carry (required with either)."
+    )
+    member_jwt_audience: str | None = Field(
+        default=None, description="The `aud` member tokens must carry (required with either)."
+    )
+    member_jwt_max_lifetime_s: int = Field(
+        default=3600,
+        ge=10,
+        le=86400,
+        description="Longest a host token may live (`exp` - `iat`): host tokens are short-lived.",
+    )
+    jwt_leeway_s: int = Field(
+        default=30, ge=0, le=300, description="Clock skew allowed on `exp`, `iat`, `nbf`."
+    )
+    jwks_timeout_s: float = Field(default=3.0, gt=0, le=30, description="JWKS fetch timeout.")
+    jwks_cache_s: int = Field(
+        default=300, ge=1, description="How long a fetched JWKS is used before it is refetched."
+    )
+    session_ttl_s: int = Field(
+        default=3600,
+        ge=60,
+        le=30 * 86400,
+        description="Life of the session citewall issues for a host token; when it ends, the "
+        "member needs a fresh host token (a member the host no longer signs for is out).",
+    )
+    admin_proxy_jwks_url: str | None = Field(
+        default=None,
+        description="Trust an identity-aware proxy's signed assertion for the admin role: its "
+        "JWKS (Cloudflare Access: https://TEAM.cloudflareaccess.com/cdn-cgi/access/certs). "
+        "Set, admin routes accept only the assertion; admin bearer tokens stop working there.",
+    )
+    admin_proxy_issuer: str | None = Field(default=None, description="The assertion's `iss`.")
+    admin_proxy_audience: str | None = Field(
+        default=None, description="The assertion's `aud` (Cloudflare: the application AUD tag)."
+    )
+    admin_proxy_header: str = Field(
+        default="Cf-Access-Jwt-Assertion",
+        description="The request header carrying the assertion (a bare JWT or 'Bearer JWT').",
+    )
+    admin_proxy_email_domains: list[str] = Field(
+        default_factory=list,
+        description="Email domains whose verified `email` claim makes an admin, a JSON list.",
+    )
+    admin_proxy_groups: list[str] = Field(
+        default_factory=list, description="Groups (in the groups claim) that make an admin."
+    )
+    admin_proxy_groups_claim: str = Field(default="groups", min_length=1, max_length=100)
+    embed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins that may embed the member chat (`frame-ancestors`) and call the API "
+        "from their pages (CORS), a JSON list: ['https://help.example.com'].",
+    )
+
     # -- API limits ----------------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -226,6 +312,57 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL with a host, e.g. http://127.0.0.1:8001")
         return value.rstrip("/")
 
+    @field_validator("member_jwks_url", "admin_proxy_jwks_url")
+    @classmethod
+    def _check_jwks_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ValueError("must be an http(s) URL with a host")
+        return value
+
+    @field_validator("embed_origins")
+    @classmethod
+    def _check_origins(cls, value: list[str]) -> list[str]:
+        return [check_origin(origin) for origin in value]
+
+    @field_validator("admin_proxy_email_domains")
+    @classmethod
+    def _check_domains(cls, value: list[str]) -> list[str]:
+        domains = [d.strip().lower().lstrip("@") for d in value]
+        for domain in domains:
+            if not _DOMAIN_RE.fullmatch(domain):
+                raise ValueError(f"not an email domain: {domain!r} (e.g. example.com)")
+        return domains
+
+    @model_validator(mode="after")
+    def _check_sign_in(self) -> Settings:
+        if self.member_jwt_secret is not None and self.member_jwks_url:
+            raise ValueError(
+                "set CITEWALL_MEMBER_JWT_SECRET (HS256) or CITEWALL_MEMBER_JWKS_URL "
+                "(RS256/ES256), not both"
+            )
+        secret = self.member_jwt_secret.get_secret_value() if self.member_jwt_secret else None
+        if secret is not None and len(secret.encode("utf-8")) < 32:
+            raise ValueError("CITEWALL_MEMBER_JWT_SECRET must be at least 32 bytes")
+        if self.member_sign_in and not (self.member_jwt_issuer and self.member_jwt_audience):
+            raise ValueError(
+                "member sign-in needs CITEWALL_MEMBER_JWT_ISSUER and CITEWALL_MEMBER_JWT_AUDIENCE"
+            )
+        if self.admin_proxy:
+            if not (self.admin_proxy_issuer and self.admin_proxy_audience):
+                raise ValueError(
+                    "CITEWALL_ADMIN_PROXY_JWKS_URL needs CITEWALL_ADMIN_PROXY_ISSUER and "
+                    "CITEWALL_ADMIN_PROXY_AUDIENCE"
+                )
+            if not (self.admin_proxy_email_domains or self.admin_proxy_groups):
+                raise ValueError(
+                    "CITEWALL_ADMIN_PROXY_JWKS_URL needs CITEWALL_ADMIN_PROXY_EMAIL_DOMAINS or "
+                    "CITEWALL_ADMIN_PROXY_GROUPS: who may be an admin"
+                )
+        return self
+
     @model_validator(mode="after")
     def _check_generator(self) -> Settings:
         if self.generator == "openai" and not self.openai_base_url:
@@ -234,6 +371,17 @@ class Settings(BaseSettings):
                 "(e.g. http://127.0.0.1:8080/v1)"
             )
         return self
+
+    # -- derived -------------------------------------------------------------------------------
+    @property
+    def member_sign_in(self) -> bool:
+        """Whether members may sign in with a host site's token."""
+        return self.member_jwt_secret is not None or bool(self.member_jwks_url)
+
+    @property
+    def admin_proxy(self) -> bool:
+        """Whether the admin role comes from an identity-aware proxy's assertion."""
+        return bool(self.admin_proxy_jwks_url)
 
     # -- derived paths -------------------------------------------------------------------------
     @property
