@@ -17,7 +17,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from citewall.api.limits import SlidingWindowLimiter
+from citewall.api.limits import RateLimiter
 from citewall.errors import AuthError, CitewallError, PermissionDeniedError, StorageError
 from citewall.runtime import Runtime
 from citewall.storage import users
@@ -81,7 +81,7 @@ def get_current_user(
     except SQLAlchemyError as exc:
         raise StorageError("could not check the token") from exc
     # Per member, not per token: a member with several tokens shares one limit.
-    limiter: SlidingWindowLimiter = request.app.state.limiter
+    limiter: RateLimiter = request.app.state.limiter
     limiter.hit(f"user:{user.id}")
     return user
 
