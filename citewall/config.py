@@ -274,6 +274,13 @@ class Settings(BaseSettings):
         description="Redis shared by every replica for the rate limit, e.g. "
         "redis://127.0.0.1:6379/0. Unset: each process keeps its own window.",
     )
+    redis_key_prefix: str = Field(
+        default="citewall:",
+        min_length=1,
+        max_length=100,
+        description="Prefix of citewall's Redis keys: deployments sharing one Redis each need "
+        "their own.",
+    )
     rate_limit_redis_down: Literal["open", "closed"] = Field(
         default="open",
         description="With Redis unreachable: open lets requests through, closed refuses them "

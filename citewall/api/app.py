@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from prometheus_client import Counter
 
 from citewall import __version__
+from citewall.api.allocator import cap_malloc_arenas
 from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import SecurityHeadersMiddleware
@@ -79,6 +80,15 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     return app
 
 
+def create_worker_app() -> FastAPI:
+    """The app of one ``citewall serve --workers N`` process: its own Runtime and models,
+    with the malloc arena cap applied before any request thread starts."""
+    settings = get_settings()
+    if settings.malloc_arena_max:
+        cap_malloc_arenas(settings.malloc_arena_max)
+    return create_app(Runtime.from_settings(settings))
+
+
 def build_limiter(settings: Settings, clock: Callable[[], float], errors: Counter) -> RateLimiter:
     """The per-member rate limit: in Redis when ``CITEWALL_REDIS_URL`` is set, else in-process.
 
@@ -92,5 +102,6 @@ def build_limiter(settings: Settings, clock: Callable[[], float], errors: Counte
             on_down=settings.rate_limit_redis_down,
             errors=errors,
             clock=clock,
+            prefix=f"{settings.redis_key_prefix}rate:",
         )
     return SlidingWindowLimiter(settings.rate_limit_per_minute, clock=clock)

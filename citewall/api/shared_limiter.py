@@ -66,7 +66,7 @@ class RedisWindowLimiter:
         errors: Counter,
         window_s: float = 60.0,
         clock: Callable[[], float] = time.time,
-        prefix: str = "citewall:rate:",
+        prefix: str,
     ) -> None:
         self.limit = limit
         self.window_s = window_s
