@@ -64,6 +64,7 @@ def serve(
     """Serve the HTTP API and the web UI (migrations run first; models load once per worker)."""
     if workers > 1:
         with cli_errors():
+            # Deferred: SQLAlchemy and the settings cost time to import; `--help` should not.
             from citewall.config import get_settings
             from citewall.storage import db, schema
 
