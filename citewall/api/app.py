@@ -16,6 +16,7 @@ from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import (
     admin,
+    auth,
     chat,
     conversations,
     examples,
@@ -25,6 +26,7 @@ from citewall.api.routes import (
     search,
 )
 from citewall.api.spa import install_spa
+from citewall.auth.factory import build_sign_in
 from citewall.config import get_settings
 from citewall.runtime import Runtime
 
@@ -55,8 +57,9 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     app.state.limiter = SlidingWindowLimiter(
         runtime.settings.rate_limit_per_minute, clock=lambda: runtime.clock().timestamp()
     )
+    app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    for module in (chat, conversations, feedback, examples, search, me, admin, health):
+    for module in (chat, conversations, feedback, examples, search, me, auth, admin, health):
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)

@@ -32,10 +32,12 @@ class ErrorPublic(BaseModel):
 
 
 _DESCRIPTIONS: dict[int, str] = {
-    400: "The request body could not be parsed (e.g. not JSON).",
-    401: "Missing, malformed, unknown or revoked bearer token.",
+    400: "The request body could not be parsed (e.g. not JSON), or (sign-out) the bearer "
+    "token is an API token, not a session.",
+    401: "Missing, malformed, unknown, revoked or expired bearer token; or a sign-in token "
+    "that was not accepted.",
     403: "Authenticated, but the role may not use this route (admin only).",
-    404: "Unknown id, or not yours.",
+    404: "Unknown id, or not yours; or (sign-in) sign-in with a host token is not configured.",
     409: "The conversation is full (max messages reached), or has no answered question to "
     "answer again.",
     413: "The message or request body is over its limit.",
