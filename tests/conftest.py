@@ -118,13 +118,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture(scope="session")
 def signing_keys() -> dict[str, SigningKey]:
     """Real keys made for this run: the host's RSA and EC keys, the proxy's, a rotated-in key
-    and a stranger's (served by no JWKS)."""
+    and a stranger's RSA and EC keys (served by no JWKS)."""
     return {
         "rsa": rsa_key("host-rsa-1"),
         "ec": ec_key("host-ec-1"),
         "proxy": ec_key("proxy-ec-1"),
         "rotated": rsa_key("host-rsa-2"),
         "stranger": rsa_key("stranger"),
+        "stranger-ec": ec_key("stranger-ec"),
     }
 
 
