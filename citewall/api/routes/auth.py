@@ -39,7 +39,14 @@ def auth_config(sign_in: SignInDep) -> Any:
     "/session",
     status_code=201,
     response_model=SessionPublic,
-    responses=error_responses(401, 404, 429, 503),
+    responses=error_responses(
+        429,
+        503,
+        described={
+            401: "The host token was not accepted (the reason is in the server log).",
+            404: "Sign-in with a host token is not configured on this server.",
+        },
+    ),
 )
 def sign_in_with_host_token(
     body: SignInRequest, request: Request, session: SessionDep, sign_in: SignInDep
