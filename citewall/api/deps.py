@@ -96,6 +96,23 @@ def bearer_token(credentials: HTTPAuthorizationCredentials | None) -> str:
     return token
 
 
+def proxy_assertion(
+    request: Request, proxy: AdminProxy, credentials: HTTPAuthorizationCredentials | None
+) -> str | None:
+    """The proxy's assertion when the request authenticates by it: the proxy's header is there
+    and no citewall bearer token is sent. With ``CITEWALL_ADMIN_PROXY_HEADER=Authorization``
+    (an oauth2-proxy passing the ID token as a bearer token) the bearer token is the assertion
+    unless it is a citewall token (``cw_...``)."""
+    value = request.headers.get(proxy.header)
+    if not value:
+        return None
+    if credentials is None:
+        return value
+    carries_assertion = proxy.header.lower() == "authorization"
+    citewall_token = credentials.credentials.strip().startswith(users.TOKEN_PREFIX)
+    return value if carries_assertion and not citewall_token else None
+
+
 def proxy_admin(request: Request, session: Session, proxy: AdminProxy, assertion: str) -> User:
     """The admin the proxy's ``assertion`` names, counted in ``citewall_sign_ins_total``; the
     CSRF rule applies to unsafe methods (the assertion is an ambient credential)."""
@@ -131,8 +148,8 @@ def get_caller(
     proxy is configured and the header is present).
     """
     proxy = sign_in.admin_proxy
-    assertion = request.headers.get(proxy.header) if proxy is not None else None
-    if credentials is None and proxy is not None and assertion:
+    assertion = proxy_assertion(request, proxy, credentials) if proxy is not None else None
+    if proxy is not None and assertion is not None:
         caller = Caller(proxy_admin(request, session, proxy, assertion), "admin_proxy")
     else:
         token = bearer_token(credentials)
@@ -183,18 +200,21 @@ def is_admin_caller(request: Request, runtime: Runtime) -> bool:
     an admin bearer token. Never raises and never answers 401: credentials that are missing,
     bad or cannot be checked (the database down) simply count as none.
     """
-    sign_in: SignIn = request.app.state.sign_in
+    proxy: AdminProxy | None = request.app.state.sign_in.admin_proxy
+    scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
+    token = token.strip()
+    credentials = None
+    if scheme.lower() == "bearer" and token:
+        credentials = HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
     try:
         with runtime.session_factory() as session:
-            if sign_in.admin_proxy is not None:
-                assertion = request.headers.get(sign_in.admin_proxy.header)
-                if not assertion:
+            if proxy is not None:
+                assertion = proxy_assertion(request, proxy, credentials)
+                if assertion is None:
                     return False
-                user: User | None = proxy_admin(request, session, sign_in.admin_proxy, assertion)
+                user: User | None = proxy_admin(request, session, proxy, assertion)
             else:
-                scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
-                token = token.strip()
-                if scheme.lower() != "bearer" or not token or len(token) > 512:
+                if credentials is None or len(token) > 512:
                     return False
                 user = users.authenticate(session, token, now=runtime.clock())
             session.commit()  # authenticate may note the token's last use

@@ -19,6 +19,7 @@ from .conftest import (
     PROXY_HEADER,
     PROXY_ISSUER,
     ApiEnv,
+    client_with,
     sign_in_count,
 )
 
@@ -142,3 +143,21 @@ def test_readyz_details_follow_the_assertion_only(env_sign_in: ApiEnv, signing_k
     assert "checks" in env.client.get("/readyz", headers=headers).json()
     assert "checks" not in env.client.get("/readyz", headers=env.auth("admin")).json()
     assert "checks" not in env.client.get("/readyz").json()
+
+
+def test_an_oidc_proxy_passing_the_id_token_as_the_bearer_token(
+    env_sign_in: ApiEnv, signing_keys: Keys
+) -> None:
+    """CITEWALL_ADMIN_PROXY_HEADER=Authorization (oauth2-proxy): a bearer JWT is the assertion,
+    a citewall token is still a citewall token."""
+    env = env_sign_in
+    _, client = client_with(env, admin_proxy_header="Authorization")
+    token = assertion(signing_keys, "oidc", email=f"oidc@{ADMIN_DOMAIN}")[PROXY_HEADER]
+    headers = {"Authorization": f"Bearer {token}"}
+    assert client.get("/api/v1/admin/cards", headers=headers).status_code == 200
+    assert client.get("/api/v1/me", headers=headers).json()["role"] == "admin"
+    assert "checks" in client.get("/readyz", headers=headers).json()
+    assert client.get("/api/v1/me", headers=env.auth("member")).json()["role"] == "member"
+    assert client.get("/api/v1/admin/cards", headers=env.auth("admin")).status_code == 403
+    bad = client.get("/api/v1/admin/cards", headers={"Authorization": "Bearer x.y.z"})
+    assert bad.status_code == 401
