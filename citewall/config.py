@@ -269,6 +269,23 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(default=4000, ge=1)
     max_conversation_messages: int = Field(default=200, ge=2)
     rate_limit_per_minute: int = Field(default=120, ge=0, description="Per member; 0 disables.")
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis shared by every replica for the rate limit, e.g. "
+        "redis://127.0.0.1:6379/0. Unset: each process keeps its own window.",
+    )
+    redis_key_prefix: str = Field(
+        default="citewall:",
+        min_length=1,
+        max_length=100,
+        description="Prefix of citewall's Redis keys: deployments sharing one Redis each need "
+        "their own.",
+    )
+    rate_limit_redis_down: Literal["open", "closed"] = Field(
+        default="open",
+        description="With Redis unreachable: open lets requests through, closed refuses them "
+        "with a 503. Either way /readyz and citewall_rate_limit_redis_errors_total say so.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     malloc_arena_max: int | None = Field(
         default=2, ge=0, le=64, description="glibc malloc arenas for `citewall serve` (0: off)."
@@ -300,6 +317,16 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"unsupported database {url.get_backend_name()!r}; use sqlite or postgresql"
             )
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in {"redis", "rediss", "unix"}:
+            raise ValueError("must be a redis:// (or rediss://, unix://) URL")
         return value
 
     @field_validator("chroma_url", "openai_base_url")

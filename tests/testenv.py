@@ -12,6 +12,9 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+#: Redis for the shared rate limit (scripts/services starts it); tests use unique key prefixes.
+REDIS_URL = os.environ.get("CITEWALL_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
 IN_CI = os.environ.get("CI", "").lower() not in {"", "0", "false", "no"}
 
 settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)

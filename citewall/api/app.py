@@ -5,13 +5,22 @@ Nothing here does work per request; ``Runtime`` holds the models and the databas
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import FastAPI
+from prometheus_client import Counter
 
 from citewall import __version__
+from citewall.api.allocator import cap_malloc_arenas
 from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import SecurityHeadersMiddleware
-from citewall.api.limits import BodySizeLimitMiddleware, SlidingWindowLimiter, body_limit
+from citewall.api.limits import (
+    BodySizeLimitMiddleware,
+    RateLimiter,
+    SlidingWindowLimiter,
+    body_limit,
+)
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import (
@@ -25,9 +34,10 @@ from citewall.api.routes import (
     me,
     search,
 )
+from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
 from citewall.auth.factory import build_sign_in
-from citewall.config import get_settings
+from citewall.config import Settings, get_settings
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -54,8 +64,10 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.runtime = runtime
     app.state.metrics = ApiMetrics()
-    app.state.limiter = SlidingWindowLimiter(
-        runtime.settings.rate_limit_per_minute, clock=lambda: runtime.clock().timestamp()
+    app.state.limiter = build_limiter(
+        runtime.settings,
+        lambda: runtime.clock().timestamp(),
+        app.state.metrics.rate_limit_redis_errors,
     )
     app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
@@ -69,3 +81,30 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     app.add_middleware(SecurityHeadersMiddleware)
     return app
+
+
+def create_worker_app() -> FastAPI:
+    """The app of one ``citewall serve --workers N`` process: its own Runtime and models,
+    with the malloc arena cap applied before any request thread starts."""
+    settings = get_settings()
+    if settings.malloc_arena_max:
+        cap_malloc_arenas(settings.malloc_arena_max)
+    return create_app(Runtime.from_settings(settings))
+
+
+def build_limiter(settings: Settings, clock: Callable[[], float], errors: Counter) -> RateLimiter:
+    """The per-member rate limit: in Redis when ``CITEWALL_REDIS_URL`` is set, else in-process.
+
+    ``clock`` gives seconds (the runtime's clock, so tests can move time); ``errors`` counts
+    the checks that could not reach Redis.
+    """
+    if settings.redis_url:
+        return RedisWindowLimiter(
+            connect(settings.redis_url),
+            settings.rate_limit_per_minute,
+            on_down=settings.rate_limit_redis_down,
+            errors=errors,
+            clock=clock,
+            prefix=f"{settings.redis_key_prefix}rate:",
+        )
+    return SlidingWindowLimiter(settings.rate_limit_per_minute, clock=clock)

@@ -20,7 +20,7 @@ from fastapi.security.utils import get_authorization_scheme_param
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from citewall.api.limits import SlidingWindowLimiter
+from citewall.api.limits import RateLimiter
 from citewall.api.metrics import ApiMetrics
 from citewall.auth.csrf import CSRF_HEADER, check_same_site
 from citewall.auth.factory import SignIn
@@ -165,7 +165,7 @@ def get_caller(
     except SQLAlchemyError as exc:
         raise StorageError("could not check the token") from exc
     # Per member, not per token: a member with several tokens shares one limit.
-    limiter: SlidingWindowLimiter = request.app.state.limiter
+    limiter: RateLimiter = request.app.state.limiter
     limiter.hit(f"user:{caller.user.id}")
     return caller
 

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
@@ -31,10 +32,23 @@ def check_message_length(message: str, max_chars: int) -> None:
         )
 
 
+class RateLimiter(Protocol):
+    """What the API asks of a rate limiter: in-process here, shared in ``shared_limiter``."""
+
+    def hit(self, key: str) -> None:
+        """Record one request for ``key``; raise ``RateLimitedError`` when over the limit."""
+        ...
+
+    def status(self) -> dict[str, object]:
+        """For ``/readyz``: whether the limiter works, and whether replicas share it."""
+        ...
+
+
 class SlidingWindowLimiter:
     """At most ``limit`` hits per key in any ``window_s`` window; ``limit == 0`` disables.
 
-    In-process: with several workers each enforces its own window (documented in docs/api.md).
+    In-process: with several workers or replicas each enforces its own window, so N of them
+    allow N times the limit; ``CITEWALL_REDIS_URL`` shares one window (``shared_limiter``).
     """
 
     def __init__(
@@ -68,6 +82,10 @@ class SlidingWindowLimiter:
                 self._hits = {
                     k: v for k, v in self._hits.items() if v and v[-1] > now - self.window_s
                 }
+
+    def status(self) -> dict[str, object]:
+        """Always working; never shared."""
+        return {"ok": True, "shared": False}
 
 
 def body_limit(settings: Settings) -> int:

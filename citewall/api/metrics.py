@@ -53,6 +53,12 @@ class ApiMetrics:
             ["stored"],
             registry=self.registry,
         )
+        self.rate_limit_redis_errors = Counter(
+            "citewall_rate_limit_redis_errors_total",
+            "Rate-limit checks that could not reach Redis (then failing open or closed as "
+            "CITEWALL_RATE_LIMIT_REDIS_DOWN says)",
+            registry=self.registry,
+        )
         self.restricted = Counter(
             "citewall_answers_restricted_total",
             "Turns answered from external cards only: the member's exposure budget was spent",

@@ -1,4 +1,11 @@
-"""`citewall serve --host H --port P`: one Runtime (models loaded once), served by uvicorn."""
+"""`citewall serve --host H --port P [--workers N]`: uvicorn serving one Runtime per process.
+
+One worker (the default) serves the Runtime this process built. With ``--workers N`` this
+process migrates the database once and loads no model; uvicorn starts N worker processes, each
+building its own Runtime (models loaded once per worker, the malloc arena cap and thread
+settings applied in each) and sharing the port. Limits meant to hold across workers need
+``CITEWALL_REDIS_URL`` (docs/api.md).
+"""
 
 from __future__ import annotations
 
@@ -28,11 +35,47 @@ def run_server(runtime: Runtime, host: str, port: int, log_level: str) -> None:
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
 
 
+def run_workers(host: str, port: int, workers: int, log_level: str) -> None:
+    """Serve with ``workers`` processes, each calling ``create_worker_app``."""
+    import uvicorn
+
+    typer.echo(
+        f"citewall: serving on http://{host}:{port} with {workers} workers "
+        f"(API docs: http://{host}:{port}/docs)"
+    )
+    uvicorn.run(
+        "citewall.api.app:create_worker_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        proxy_headers=False,
+    )
+
+
 def serve(
     host: str | None = typer.Option(None, "--host", help="Bind address [CITEWALL_HOST]."),
     port: int | None = typer.Option(None, "--port", min=1, max=65535, help="[CITEWALL_PORT]"),
+    workers: int = typer.Option(
+        1, "--workers", min=1, max=64, help="Worker processes, each with its own models."
+    ),
 ) -> None:
-    """Serve the HTTP API and the web UI (migrations run first; models load once)."""
+    """Serve the HTTP API and the web UI (migrations run first; models load once per worker)."""
+    if workers > 1:
+        with cli_errors():
+            from citewall.config import get_settings
+            from citewall.storage import db, schema
+
+            settings = get_settings()
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            engine = db.make_engine(settings.sqlalchemy_url)
+            try:  # once, here: N workers migrating at once would race
+                schema.migrate(engine)
+            finally:
+                engine.dispose()
+        run_workers(host or settings.host, port or settings.port, workers, settings.log_level)
+        return
     with cli_errors():
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings

@@ -137,6 +137,18 @@ class PrivatePostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # The command name (field 2) is in parentheses and may hold spaces.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                children.append(int(stat.parent.name))
+    return sorted(children)
+
+
 def read_rss_kb(pid: int) -> int:
     """Resident set size of ``pid`` in kB, from /proc/<pid>/status."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -148,22 +160,32 @@ def read_rss_kb(pid: int) -> int:
 class ServeProcess:
     """``citewall serve`` as a subprocess on a free loopback port, with its own environment.
 
-    ``prefix`` wraps the command (e.g. ``unshare -m sh -c ...``); the process gets its own
+    ``prefix`` wraps the command (e.g. ``unshare -m sh -c ...``), ``args`` are added to
+    ``serve``'s (e.g. ``--workers 2``); the process gets its own
     process group so a kill reaches the server and not the test runner.
     """
 
-    def __init__(self, env: dict[str, str], *, log_path: Path, prefix: Sequence[str] = ()):
+    def __init__(
+        self,
+        env: dict[str, str],
+        *,
+        log_path: Path,
+        prefix: Sequence[str] = (),
+        args: Sequence[str] = (),
+    ):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **env, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         self.log_path = log_path
         self.prefix = list(prefix)
+        self.args = list(args)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def command(self) -> list[str]:
         exe = str(VENV_BIN / "citewall")
-        return [*self.prefix, exe, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        serve = ["serve", "--host", "127.0.0.1", "--port", str(self.port), *self.args]
+        return [*self.prefix, exe, *serve]
 
     def start(self, timeout_s: float = 120) -> ServeProcess:
         with self.log_path.open("ab") as log:

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 
 from citewall.api.deps import BearerCredentials, RuntimeDep, SessionDep, SignInDep, bearer_token
-from citewall.api.limits import SlidingWindowLimiter
+from citewall.api.limits import RateLimiter
 from citewall.api.metrics import ApiMetrics
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import AuthConfigPublic, SessionPublic, SignInRequest
@@ -65,7 +65,7 @@ def sign_in_with_host_token(
     except TokenRejected as exc:
         metrics.record_sign_in("member", exc.reason)
         raise
-    limiter: SlidingWindowLimiter = request.app.state.limiter
+    limiter: RateLimiter = request.app.state.limiter
     limiter.hit(f"user:{user.id}")  # before a session row is written
     issued = member.open_session(session, user)
     metrics.record_sign_in("member", "ok")

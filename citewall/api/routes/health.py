@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from citewall.api.deps import RuntimeDep, is_admin_caller
+from citewall.api.limits import RateLimiter
 from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
 from citewall.storage import db
@@ -33,10 +34,12 @@ def healthz() -> dict[str, str]:
 def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
     """``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
 
-    With an admin bearer token the answer adds ``checks``: database, vector store, lexical
-    index and reranker state. The lexical index and the reranker are optional (retrieval
-    degrades to dense_only / rrf_only and says so); the database and the vector store are
-    required.
+    For an admin (the proxy's assertion when the admin proxy is configured, else an admin
+    bearer token) the answer adds ``checks``: database, vector store, lexical
+    index and reranker state, and the rate limit (shared in Redis or per process; Redis down
+    makes the server unready only when the limit fails closed). The lexical index and the
+    reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the
+    database and the vector store are required.
     """
     checks: dict[str, Any] = {}
     ready = True
@@ -48,6 +51,11 @@ def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
         log.warning("readiness: %s", exc)
         # The message names the database host; unauthenticated callers get a fixed one.
         checks["database"] = {"ok": False, "error": "unreachable (see the server log)"}
+    limiter: RateLimiter = request.app.state.limiter
+    rate_limit = limiter.status()
+    checks["rate_limit"] = rate_limit
+    if not rate_limit["ok"] and rate_limit.get("when_down") == "closed":
+        ready = False  # every request would be refused
     retrieval = runtime.retriever_status()
     if not vector_store_ok(retrieval):
         ready = False

@@ -518,10 +518,12 @@ export interface paths {
      * Readyz
      * @description ``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
      *
-     *     With an admin bearer token the answer adds ``checks``: database, vector store, lexical
-     *     index and reranker state. The lexical index and the reranker are optional (retrieval
-     *     degrades to dense_only / rrf_only and says so); the database and the vector store are
-     *     required.
+     *     For an admin (the proxy's assertion when the admin proxy is configured, else an admin
+     *     bearer token) the answer adds ``checks``: database, vector store, lexical
+     *     index and reranker state, and the rate limit (shared in Redis or per process; Redis down
+     *     makes the server unready only when the limit fails closed). The lexical index and the
+     *     reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the
+     *     database and the vector store are required.
      */
     get: operations["readyz_readyz_get"];
     put?: never;
