@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from hypothesis import is_hypothesis_test
+from jwks_host import JwksHost, SigningKey, ec_key, rsa_key
 from sqlalchemy.exc import OperationalError
 from testenv import HYPOTHESIS_PROFILE, IN_CI
 
@@ -112,3 +113,25 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'citewall.db'}"
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture(scope="session")
+def signing_keys() -> dict[str, SigningKey]:
+    """Real keys made for this run: the host's RSA and EC keys, the proxy's, a rotated-in key
+    and a stranger's RSA and EC keys (served by no JWKS)."""
+    return {
+        "rsa": rsa_key("host-rsa-1"),
+        "ec": ec_key("host-ec-1"),
+        "proxy": ec_key("proxy-ec-1"),
+        "rotated": rsa_key("host-rsa-2"),
+        "stranger": rsa_key("stranger"),
+        "stranger-ec": ec_key("stranger-ec"),
+    }
+
+
+@pytest.fixture(scope="session")
+def jwks_host() -> Iterator[JwksHost]:
+    """A local HTTP server serving JWKS documents (tests set ``jwks_host.jwks[name]``)."""
+    host = JwksHost()
+    yield host
+    host.close()

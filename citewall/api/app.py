@@ -25,6 +25,7 @@ from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
 from citewall.api.routes import (
     admin,
+    auth,
     chat,
     conversations,
     examples,
@@ -35,6 +36,7 @@ from citewall.api.routes import (
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
+from citewall.auth.factory import build_sign_in
 from citewall.config import Settings, get_settings
 from citewall.runtime import Runtime
 
@@ -67,8 +69,9 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         lambda: runtime.clock().timestamp(),
         app.state.metrics.rate_limit_redis_errors,
     )
+    app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    for module in (chat, conversations, feedback, examples, search, me, admin, health):
+    for module in (chat, conversations, feedback, examples, search, me, auth, admin, health):
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)

@@ -1,15 +1,18 @@
 """Request dependencies: the runtime, a database session, the current user and role checks.
 
 ``SessionDep``, ``CurrentUser`` and ``AdminUser`` are the aliases routes declare. The bearer
-scheme is declared with ``HTTPBearer`` so OpenAPI shows it; missing, malformed, unknown and
-revoked tokens all answer 401 with ``WWW-Authenticate: Bearer``; a member on an admin route 403.
+scheme is declared with ``HTTPBearer`` so OpenAPI shows it; missing, malformed, unknown,
+revoked and expired tokens all answer 401 with ``WWW-Authenticate: Bearer``; a member on an
+admin route 403. With the admin proxy configured (``auth.proxy``), a request without a bearer
+token may carry the proxy's assertion instead, and admin routes accept only that.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -18,6 +21,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from citewall.api.limits import RateLimiter
+from citewall.api.metrics import ApiMetrics
+from citewall.auth.csrf import CSRF_HEADER, check_same_site
+from citewall.auth.factory import SignIn
+from citewall.auth.proxy import AdminProxy
+from citewall.auth.rejection import TokenRejected
 from citewall.errors import AuthError, CitewallError, PermissionDeniedError, StorageError
 from citewall.runtime import Runtime
 from citewall.storage import users
@@ -27,7 +35,8 @@ logger = logging.getLogger(__name__)
 
 bearer_scheme = HTTPBearer(
     auto_error=False,
-    description="An API token from `citewall users add NAME --role member|admin`.",
+    description="An API token from `citewall users add NAME --role member|admin`, or a "
+    "session from POST /api/v1/auth/session.",
 )
 
 
@@ -59,60 +68,157 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_current_user(
-    request: Request,
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
-) -> User:
-    """The authenticated user or 401; counts toward the rate limit."""
+def get_sign_in(request: Request) -> SignIn:
+    """The process's sign-in (host tokens, admin proxy), built by ``create_app``."""
+    sign_in: SignIn = request.app.state.sign_in
+    return sign_in
+
+
+SignInDep = Annotated[SignIn, Depends(get_sign_in)]
+BearerCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The authenticated user and how they came: a bearer token or the admin proxy's assertion."""
+
+    user: User
+    via: Literal["bearer", "admin_proxy"]
+
+
+def bearer_token(credentials: HTTPAuthorizationCredentials | None) -> str:
+    """The bearer token of the request, or 401 when it is missing or malformed."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise AuthError("missing bearer token: send 'Authorization: Bearer <token>'")
     token = credentials.credentials.strip()
     if not token or len(token) > 512:
         raise AuthError("malformed bearer token")
+    return token
+
+
+def proxy_assertion(
+    request: Request, proxy: AdminProxy, credentials: HTTPAuthorizationCredentials | None
+) -> str | None:
+    """The proxy's assertion when the request authenticates by it: the proxy's header is there
+    and no citewall bearer token is sent. With ``CITEWALL_ADMIN_PROXY_HEADER=Authorization``
+    (an oauth2-proxy passing the ID token as a bearer token) the bearer token is the assertion
+    unless it is a citewall token (``cw_...``)."""
+    value = request.headers.get(proxy.header)
+    if not value:
+        return None
+    if credentials is None:
+        return value
+    carries_assertion = proxy.header.lower() == "authorization"
+    citewall_token = credentials.credentials.strip().startswith(users.TOKEN_PREFIX)
+    return value if carries_assertion and not citewall_token else None
+
+
+def proxy_admin(request: Request, session: Session, proxy: AdminProxy, assertion: str) -> User:
+    """The admin the proxy's ``assertion`` names, counted in ``citewall_sign_ins_total``; the
+    CSRF rule applies to unsafe methods (the assertion is an ambient credential)."""
+    metrics: ApiMetrics = request.app.state.metrics
     try:
-        user = users.authenticate(session, token)
-    except SQLAlchemyError as exc:
-        raise StorageError("could not check the token") from exc
-    if user is None:
-        raise AuthError("unknown or revoked token")
+        user = proxy.admin(session, assertion)
+    except TokenRejected as exc:
+        metrics.record_sign_in("admin_proxy", exc.reason)
+        raise
+    except PermissionDeniedError:
+        metrics.record_sign_in("admin_proxy", "not_allowed")
+        raise
+    metrics.record_sign_in("admin_proxy", "ok")
+    check_same_site(
+        request.method,
+        request.headers.get(CSRF_HEADER),
+        request.headers.get("Origin"),
+        request.headers.get("Host"),
+    )
+    return user
+
+
+def get_caller(
+    request: Request,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    sign_in: SignInDep,
+    credentials: BearerCredentials,
+) -> Caller:
+    """The authenticated caller or 401; counts toward the rate limit.
+
+    A bearer token is used when sent; without one, the admin proxy's assertion (when the
+    proxy is configured and the header is present).
+    """
+    proxy = sign_in.admin_proxy
+    assertion = proxy_assertion(request, proxy, credentials) if proxy is not None else None
+    if proxy is not None and assertion is not None:
+        caller = Caller(proxy_admin(request, session, proxy, assertion), "admin_proxy")
+    else:
+        token = bearer_token(credentials)
+        try:
+            user = users.authenticate(session, token, now=runtime.clock())
+        except SQLAlchemyError as exc:
+            raise StorageError("could not check the token") from exc
+        if user is None:
+            raise AuthError("unknown, revoked or expired token")
+        caller = Caller(user, "bearer")
     try:  # end the read transaction: a long turn must not hold it (or a dead connection) open
         session.commit()
     except SQLAlchemyError as exc:
         raise StorageError("could not check the token") from exc
     # Per member, not per token: a member with several tokens shares one limit.
     limiter: RateLimiter = request.app.state.limiter
-    limiter.hit(f"user:{user.id}")
-    return user
+    limiter.hit(f"user:{caller.user.id}")
+    return caller
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]
+
+
+def get_current_user(caller: CallerDep) -> User:
+    """The authenticated user (bearer token or admin proxy assertion) or 401."""
+    return caller.user
 
 
 CurrentUser = Annotated[User, Depends(get_current_user)]
 
 
-def get_admin_user(user: CurrentUser) -> User:
-    """The current user if an admin, else a 403."""
-    if user.role != "admin":
+def get_admin_user(caller: CallerDep, sign_in: SignInDep) -> User:
+    """The current user if an admin, else a 403. With the admin proxy configured, only its
+    assertion reaches admin routes: an admin bearer token gets 403 there."""
+    if sign_in.admin_proxy is not None and caller.via != "admin_proxy":
+        raise PermissionDeniedError("admin routes are behind the identity-aware proxy")
+    if caller.user.role != "admin":
         raise PermissionDeniedError("this route needs the admin role")
-    return user
+    return caller.user
 
 
 AdminUser = Annotated[User, Depends(get_admin_user)]
 
 
 def is_admin_caller(request: Request, runtime: Runtime) -> bool:
-    """Whether ``request`` carries a valid admin bearer token, for a route that is open to
-    everyone but tells admins more (``/readyz``). Never raises and never answers 401: a token
-    that is missing, unknown or cannot be checked (the database down) simply counts as none.
+    """Whether ``request`` comes from an admin, for a route that is open to everyone but tells
+    admins more (``/readyz``): the admin proxy's assertion when the proxy is configured, else
+    an admin bearer token. Never raises and never answers 401: credentials that are missing,
+    bad or cannot be checked (the database down) simply count as none.
     """
+    proxy: AdminProxy | None = request.app.state.sign_in.admin_proxy
     scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
     token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > 512:
-        return False
+    credentials = None
+    if scheme.lower() == "bearer" and token:
+        credentials = HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
     try:
         with runtime.session_factory() as session:
-            user = users.authenticate(session, token)
+            if proxy is not None:
+                assertion = proxy_assertion(request, proxy, credentials)
+                if assertion is None:
+                    return False
+                user: User | None = proxy_admin(request, session, proxy, assertion)
+            else:
+                if credentials is None or len(token) > 512:
+                    return False
+                user = users.authenticate(session, token, now=runtime.clock())
             session.commit()  # authenticate may note the token's last use
     except (CitewallError, SQLAlchemyError) as exc:
-        logger.warning("readiness: could not check a token: %s", exc.__class__.__name__)
+        logger.warning("readiness: could not check the caller: %s", exc.__class__.__name__)
         return False
     return user is not None and user.role == "admin"

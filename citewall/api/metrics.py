@@ -7,9 +7,13 @@ raw path, so ids cannot blow up the label set.
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+#: How a sign-in came: a member's host token, or the admin proxy's assertion.
+SignInKind = Literal["member", "admin_proxy"]
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -66,6 +70,14 @@ class ApiMetrics:
             "of a window)",
             registry=self.registry,
         )
+        self.sign_ins = Counter(
+            "citewall_sign_ins_total",
+            "Sign-ins by kind (member: a host token exchanged for a session; admin_proxy: a "
+            "request authenticated by the proxy's assertion) and outcome (ok or the reason "
+            "it was refused)",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
         self.chat_errors = Counter(
             "citewall_chat_errors_total",
             "Chat turns that failed, by error class",
@@ -91,6 +103,10 @@ class ApiMetrics:
     def record_stop(self, stored: bool) -> None:
         """Count one answer the member stopped."""
         self.stopped.labels(stored="true" if stored else "false").inc()
+
+    def record_sign_in(self, kind: SignInKind, outcome: str) -> None:
+        """Count one sign-in: ``outcome`` is ``ok`` or the refusal's reason."""
+        self.sign_ins.labels(kind=kind, outcome=outcome).inc()
 
     def record_error(self, exc: BaseException) -> None:
         self.chat_errors.labels(kind=type(exc).__name__).inc()

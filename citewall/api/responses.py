@@ -33,7 +33,7 @@ class ErrorPublic(BaseModel):
 
 _DESCRIPTIONS: dict[int, str] = {
     400: "The request body could not be parsed (e.g. not JSON).",
-    401: "Missing, malformed, unknown or revoked bearer token.",
+    401: "Missing, malformed, unknown, revoked or expired bearer token.",
     403: "Authenticated, but the role may not use this route (admin only).",
     404: "Unknown id, or not yours.",
     409: "The conversation is full (max messages reached), or has no answered question to "
@@ -48,6 +48,13 @@ _DESCRIPTIONS: dict[int, str] = {
 AUTHENTICATED = (401, 429, 503)
 
 
-def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for a router or route: each code with ``ErrorPublic`` and a description."""
-    return {code: {"model": ErrorPublic, "description": _DESCRIPTIONS[code]} for code in codes}
+def error_responses(
+    *codes: int, described: dict[int, str] | None = None
+) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a router or route: each code with ``ErrorPublic`` and a description
+    (the shared one, or the route's own from ``described``)."""
+    texts = {**_DESCRIPTIONS, **(described or {})}
+    return {
+        code: {"model": ErrorPublic, "description": texts[code]}
+        for code in (*codes, *(described or {}))
+    }

@@ -29,6 +29,7 @@ __all__ = [
     "AdminMessage",
     "AdminSearchHit",
     "AdminSearchResponse",
+    "AuthConfigPublic",
     "ChatRequest",
     "ChatResponsePublic",
     "ConversationPublic",
@@ -42,6 +43,8 @@ __all__ = [
     "SearchRequest",
     "SearchResponsePublic",
     "SearchResultPublic",
+    "SessionPublic",
+    "SignInRequest",
     "SourcePublic",
     "UnreadableStored",
 ]
@@ -122,6 +125,16 @@ class FeedbackRequest(BaseModel):
                 f"comment has {len(comment)} characters; the limit is {COMMENT_MAX_CHARS}"
             )
         return comment or None
+
+
+class SignInRequest(BaseModel):
+    """The host site's signed token for its logged-in member (a JWT)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(
+        description="The host's JWT (sub, exp, iat, iss, aud; optional name, email)."
+    )
 
 
 class SearchRequest(BaseModel):
@@ -210,6 +223,22 @@ class SearchResponsePublic(_Public):
 
 
 class MePublic(_Public):
+    name: str
+    role: Literal["member", "admin"]
+
+
+class AuthConfigPublic(_Public):
+    """Which ways of signing in this server offers (no secrets): the SPA shows what fits."""
+
+    host_sign_in: bool = Field(description="Members sign in with a host site's token.")
+    admin_proxy: bool = Field(description="Admins come through an identity-aware proxy.")
+
+
+class SessionPublic(_Public):
+    """A session for a member signed in by the host site: a bearer token until ``expires_at``."""
+
+    token: str = Field(description="Send as 'Authorization: Bearer <token>'; shown only now.")
+    expires_at: datetime
     name: str
     role: Literal["member", "admin"]
 

@@ -16,8 +16,9 @@ from rich.table import Table
 
 from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
-from citewall.storage.models import ROLES, User
+from citewall.storage.models import ROLES, ApiToken, User
 from citewall.storage.schema import Database, open_database
+from citewall.storage.types import utcnow
 from citewall.storage.users import (
     add_token,
     check_role,
@@ -26,6 +27,7 @@ from citewall.storage.users import (
     list_users,
     revoke_token,
     revoke_user,
+    token_active,
 )
 
 app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
@@ -40,8 +42,14 @@ def _when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%SZ") if value is not None else ""
 
 
-def _user_json(user: User) -> dict[str, object]:
-    active = [t for t in user.tokens if t.revoked_at is None]
+def _active(user: User, now: datetime) -> tuple[list[ApiToken], list[ApiToken]]:
+    """The user's active API tokens and active sessions (ended and revoked ones left out)."""
+    active = [t for t in user.tokens if token_active(t, now)]
+    return [t for t in active if t.expires_at is None], [t for t in active if t.expires_at]
+
+
+def _user_json(user: User, now: datetime) -> dict[str, object]:
+    tokens, sessions = _active(user, now)
     used = [t.last_used_at for t in user.tokens if t.last_used_at is not None]
     return {
         "id": user.id,
@@ -49,7 +57,10 @@ def _user_json(user: User) -> dict[str, object]:
         "role": user.role,
         "created_at": user.created_at.isoformat(),
         "disabled_at": user.disabled_at.isoformat() if user.disabled_at else None,
-        "active_tokens": [t.prefix for t in active],
+        "issuer": user.issuer,
+        "email": user.email,
+        "active_tokens": [t.prefix for t in tokens],
+        "active_sessions": len(sessions),
         "last_used_at": max(used).isoformat() if used else None,
     }
 
@@ -75,7 +86,7 @@ def add(
 
 @app.command("list")
 def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List users, their roles, active token prefixes and last use."""
+    """List users, their roles, active API token prefixes, live sessions and last use."""
     with cli_errors():
         db = open_settings_database()
         try:
@@ -83,20 +94,24 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
                 users = list_users(session)
         finally:
             db.dispose()
+    now = utcnow()
     if as_json:
-        typer.echo(json.dumps([_user_json(u) for u in users], indent=2))
+        typer.echo(json.dumps([_user_json(u, now) for u in users], indent=2))
         return
     table = Table(title=f"{len(users)} user(s)")
-    for column in ("name", "role", "created", "disabled", "active tokens", "last used"):
+    columns = ("name", "role", "created", "disabled", "active tokens", "sessions", "last used")
+    for column in columns:
         table.add_column(column, no_wrap=column == "name")
     for user in users:
+        tokens, sessions = _active(user, now)
         used = [t.last_used_at for t in user.tokens if t.last_used_at is not None]
         table.add_row(
             escape(user.name),
             user.role,
             _when(user.created_at),
             _when(user.disabled_at),
-            ", ".join(f"{t.prefix}…" for t in user.tokens if t.revoked_at is None),
+            ", ".join(f"{t.prefix}…" for t in tokens),
+            str(len(sessions)),
             _when(max(used) if used else None),
         )
     Console().print(table)

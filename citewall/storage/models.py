@@ -72,16 +72,27 @@ class Base(DeclarativeBase):
 
 
 class User(Base):
-    """Someone who may call the API. Disabled users keep their history but cannot sign in."""
+    """Someone who may call the API. Disabled users keep their history but cannot sign in.
+
+    Users signed in by a host site's token or an identity-aware proxy's assertion are keyed by
+    that token's ``issuer`` and ``subject`` (unique together); both are None for users made
+    with ``citewall users add``.
+    """
 
     __tablename__ = "users"
-    __table_args__ = (CheckConstraint("role IN ('member', 'admin')", name="role"),)
+    __table_args__ = (
+        CheckConstraint("role IN ('member', 'admin')", name="role"),
+        Index("ix_users_issuer_subject", "issuer", "subject", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(StringType(100), unique=True)
     role: Mapped[Role] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+    issuer: Mapped[str | None] = mapped_column(String(255), default=None)
+    subject: Mapped[str | None] = mapped_column(String(255), default=None)
+    email: Mapped[str | None] = mapped_column(StringType(320), default=None)
 
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", order_by="ApiToken.id", lazy="raise_on_sql"
@@ -92,7 +103,10 @@ class User(Base):
 
 
 class ApiToken(Base):
-    """A bearer token, stored only as its sha256 hex digest plus an 8-character display prefix."""
+    """A bearer token, stored only as its sha256 hex digest plus an 8-character display prefix.
+
+    A session (issued for a host site's token) has ``expires_at``; an API token has none.
+    """
 
     __tablename__ = "api_tokens"
 
@@ -103,6 +117,7 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
 
     user: Mapped[User] = relationship(back_populates="tokens", lazy="raise_on_sql")
 

@@ -4,6 +4,10 @@ Tokens look like ``cw_`` + 40 URL-safe characters (240 random bits). Authenticat
 presented token and looks the digest up through a unique index, so the secret is never compared
 character by character against stored data (no timing side channel), and a database dump
 reveals no usable token.
+
+Users signed in by a host site or an identity-aware proxy are provisioned on first sight by
+``provision_external_user``, keyed by their token's issuer and subject; their sessions are
+tokens with an expiry (``storage.sessions``).
 """
 
 from __future__ import annotations
@@ -12,15 +16,16 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from citewall.errors import NotFoundError, UserError
+from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import ROLES, ApiToken, User
+from citewall.storage.models import ROLES, ApiToken, Role, User
 from citewall.storage.types import utcnow
 
 TOKEN_PREFIX = "cw_"
@@ -33,6 +38,10 @@ LAST_USED_RESOLUTION = timedelta(seconds=60)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 _TOKEN_RE = re.compile(r"^cw_[A-Za-z0-9_-]{40}$")
+_NAME_CHAR_RE = re.compile(r"[^A-Za-z0-9._@-]+")
+#: Hex digits of sha256(issuer, subject) an external user's name ends with: a clash with a
+#: taken name retries with the next, longer suffix.
+_NAME_HASH_LENGTHS = (6, 12, 24, 64)
 
 
 def hash_token(token: str) -> str:
@@ -123,14 +132,21 @@ def add_token(session: Session, user: User) -> str:
     return token
 
 
-def authenticate(session: Session, token: str) -> User | None:
-    """The active user owning ``token``, or None (malformed, unknown, revoked or disabled).
+def token_active(token: ApiToken, now: datetime) -> bool:
+    """Whether ``token`` still authenticates at ``now``: not revoked, and not an ended session."""
+    return token.revoked_at is None and (token.expires_at is None or token.expires_at > now)
+
+
+def authenticate(session: Session, token: str, now: datetime | None = None) -> User | None:
+    """The active user owning ``token``, or None (malformed, unknown, revoked, expired or
+    disabled). ``now`` defaults to the current UTC time.
 
     The lookup is by sha256 digest through a unique index; ``hmac.compare_digest`` confirms
     the match. ``last_used_at`` is written at most once per minute per token.
     """
     if not isinstance(token, str) or not _TOKEN_RE.fullmatch(token):
         return None
+    now = now or utcnow()
     digest = hash_token(token)
     with storage_errors(session, "checking a token"):
         row = session.execute(
@@ -143,14 +159,70 @@ def authenticate(session: Session, token: str) -> User | None:
         api_token, user = row.tuple()
         if not hmac.compare_digest(api_token.token_hash, digest):
             return None
-        if api_token.revoked_at is not None or user.disabled_at is not None:
+        if not token_active(api_token, now) or user.disabled_at is not None:
             return None
-        now = utcnow()
         if api_token.last_used_at is None or now - api_token.last_used_at > LAST_USED_RESOLUTION:
             session.execute(
                 update(ApiToken).where(ApiToken.id == api_token.id).values(last_used_at=now)
             )
             session.commit()
+    return user
+
+
+def external_user_name(readable: str, issuer: str, subject: str, hash_length: int = 6) -> str:
+    """The user name of an external user: ``readable`` (their email, name claim or subject)
+    made to fit the name rule, ``-`` and the first ``hash_length`` hex digits of
+    sha256(issuer, newline, subject), so two issuers' "alice" never share a name.
+
+    >>> external_user_name("Alice Smith <alice@example.com>", "https://host", "42")
+    'Alice-Smith-alice@example.com-dfe82e'
+    >>> external_user_name("", "https://host", "42")
+    'user-dfe82e'
+    """
+    digest = hashlib.sha256(f"{issuer}\n{subject}".encode()).hexdigest()[:hash_length]
+    base = _NAME_CHAR_RE.sub("-", readable).strip("-._@")
+    base = base[: 100 - 1 - hash_length].rstrip("-._@") or "user"
+    return check_name(f"{base}-{digest}")
+
+
+def _external_user(session: Session, issuer: str, subject: str) -> User | None:
+    return session.scalar(select(User).where(User.issuer == issuer, User.subject == subject))
+
+
+def provision_external_user(
+    session: Session, *, issuer: str, subject: str, readable: str, email: str | None, role: Role
+) -> User:
+    """The user keyed by (``issuer``, ``subject``), created with ``role`` on first sight.
+
+    Race-safe: two first sign-ins at once both end with the one row the unique index lets in.
+    An existing user keeps its name and role; its ``email`` follows the latest token.
+    """
+    check_role(role)
+    with storage_errors(session, "provisioning a signed-in user"):
+        for hash_length in _NAME_HASH_LENGTHS:
+            # SQLite: take the write lock before reading, or a reader upgrading to a writer
+            # after a concurrent first sign-in committed fails at once ("database is locked").
+            begin_write(session)
+            user = _external_user(session, issuer, subject)
+            if user is not None:
+                if email is not None and user.email != email:
+                    user.email = email
+                    session.commit()
+                return user
+            name = external_user_name(readable, issuer, subject, hash_length)
+            if session.scalar(select(User.id).where(User.name == name)) is not None:
+                continue  # the name is taken (another issuer's user): a longer suffix
+            user = User(name=name, role=role, issuer=issuer, subject=subject, email=email)
+            session.add(user)
+            try:
+                session.commit()
+            except IntegrityError:  # lost a race: the same (issuer, subject), or the name
+                session.rollback()
+                continue
+            return user
+        user = _external_user(session, issuer, subject)
+    if user is None:
+        raise UserError(f"no free user name for subject {subject!r} of issuer {issuer!r}")
     return user
 
 

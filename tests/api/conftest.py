@@ -13,12 +13,14 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from jwks_host import JwksHost, SigningKey
 from pgdb import temporary_database
 
 KB_FILE = Path(__file__).parent / "kb" / "cards.jsonl"
@@ -127,24 +129,90 @@ def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrid
     return ApiEnv(runtime, app, TestClient(app), tokens, ids, backend)
 
 
+@contextmanager
+def env_on(backend: str, data_dir: Path, embedder: Any, **overrides: Any) -> Iterator[ApiEnv]:
+    """An ApiEnv on SQLite, or on a PostgreSQL database of its own (ingest state must not be
+    shared with other modules); closed afterwards."""
+    if backend == "sqlite":
+        env = build_env(data_dir, None, embedder, **overrides)
+        try:
+            yield env
+        finally:
+            env.runtime.close()
+        return
+    with temporary_database(PG_ADMIN_URL, "citewall_api") as url:
+        env = build_env(data_dir, url, embedder, **overrides)
+        try:
+            yield env
+        finally:
+            env.runtime.close()
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def env_both(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Any
 ) -> Iterator[ApiEnv]:
     """One ApiEnv per module on SQLite, then one on PostgreSQL."""
     data_dir = tmp_path_factory.mktemp(f"api-{request.param}")
-    if request.param == "sqlite":
-        env = build_env(data_dir, None, embedder)
+    with env_on(request.param, data_dir, embedder) as env:
         yield env
-        env.runtime.close()
-        return
-    # A database of its own: ingest state must not be shared with other modules.
-    with temporary_database(PG_ADMIN_URL, "citewall_api") as url:
-        env = build_env(data_dir, url, embedder)
-        try:
-            yield env
-        finally:
-            env.runtime.close()
+
+
+# -- sign-in: a host site's member tokens and an identity-aware proxy's assertions -------------
+
+MEMBER_ISSUER, MEMBER_AUDIENCE = "https://host.test", "citewall-members"
+PROXY_ISSUER, PROXY_AUDIENCE = "https://team.access.test", "proxy-aud-tag"
+PROXY_HEADER = "Cf-Access-Jwt-Assertion"
+ADMIN_DOMAIN, ADMIN_GROUP = "admins.test", "citewall-admins"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def env_sign_in(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: Any,
+    jwks_host: JwksHost,
+    signing_keys: dict[str, SigningKey],
+) -> Iterator[ApiEnv]:
+    """An ApiEnv (SQLite, then PostgreSQL) whose members sign in with host tokens under a JWKS
+    (RSA and EC keys) and whose admins come through the proxy (its own JWKS); the JWKS paths
+    are the module's own, so a test may rotate them."""
+    tag = f"{request.module.__name__.rsplit('.', 1)[-1]}-{request.param}"
+    jwks_host.jwks[f"member-{tag}"] = [signing_keys["rsa"], signing_keys["ec"]]
+    jwks_host.jwks[f"proxy-{tag}"] = [signing_keys["proxy"]]
+    data_dir = tmp_path_factory.mktemp(f"api-sign-in-{request.param}")
+    with env_on(
+        request.param,
+        data_dir,
+        embedder,
+        member_jwks_url=jwks_host.url(f"member-{tag}"),
+        member_jwt_issuer=MEMBER_ISSUER,
+        member_jwt_audience=MEMBER_AUDIENCE,
+        admin_proxy_jwks_url=jwks_host.url(f"proxy-{tag}"),
+        admin_proxy_issuer=PROXY_ISSUER,
+        admin_proxy_audience=PROXY_AUDIENCE,
+        admin_proxy_email_domains=[ADMIN_DOMAIN],
+        admin_proxy_groups=[ADMIN_GROUP],
+    ) as env:
+        env.extra["jwks_tag"] = tag
+        yield env
+
+
+def client_with(env: ApiEnv, **overrides: Any) -> tuple[Any, TestClient]:
+    """A second app over ``env``'s database and models with some settings changed (its own
+    runtime object, so its clock and sign-in are its own)."""
+    from citewall.api.app import create_app
+
+    runtime = replace(env.runtime, settings=env.runtime.settings.model_copy(update=overrides))
+    return runtime, TestClient(create_app(runtime))
+
+
+def sign_in_count(env: ApiEnv, kind: str, outcome: str) -> float:
+    """``citewall_sign_ins_total{kind, outcome}`` of ``env``'s app."""
+    value = env.app.state.metrics.registry.get_sample_value(
+        "citewall_sign_ins_total", {"kind": kind, "outcome": outcome}
+    )
+    return value or 0.0
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ from typer.testing import CliRunner, Result
 from citewall.cli.main import app
 from citewall.config import get_settings
 from citewall.storage.db import make_engine, make_session_factory
-from citewall.storage.users import authenticate
+from citewall.storage.schema import migrate
+from citewall.storage.sessions import issue_session
+from citewall.storage.types import utcnow
+from citewall.storage.users import authenticate, provision_external_user
 
 REPO = Path(__file__).resolve().parents[2]
 UNREACHABLE = "postgresql+psycopg://postgres@127.0.0.1:1/citewall"
@@ -110,6 +114,40 @@ def test_list_token_revoke_cycle(cli: CliRunner, database_url: str) -> None:
     assert again.exit_code == 2 and "disabled" in again.stderr
     missing = run(cli, "users", "revoke", "nobody-" + who)
     assert missing.exit_code == 2 and "no user named" in missing.stderr
+
+
+def test_list_counts_live_sessions_and_revoke_ends_them(cli: CliRunner, database_url: str) -> None:
+    """A signed-in member's live sessions are counted apart from API tokens; an ended one is
+    not active; ``users revoke`` ends the live one."""
+    subject = uuid.uuid4().hex
+    engine = make_engine(database_url)
+    try:
+        migrate(engine)
+        with make_session_factory(engine)() as session:
+            user = provision_external_user(
+                session,
+                issuer="https://host.test",
+                subject=subject,
+                readable="pat@host.test",
+                email="pat@host.test",
+                role="member",
+            )
+            live = issue_session(session, user, utcnow() + timedelta(hours=1))
+            issue_session(session, user, utcnow() - timedelta(seconds=1))
+            who = user.name
+    finally:
+        engine.dispose()
+    listed = run(cli, "users", "list", "--json")
+    assert listed.exit_code == 0, listed.output
+    (mine,) = [u for u in json.loads(listed.stdout) if u["name"] == who]
+    assert mine["active_tokens"] == [] and mine["active_sessions"] == 1
+    assert mine["issuer"] == "https://host.test" and mine["email"] == "pat@host.test"
+    table = run(cli, "users", "list")
+    assert table.exit_code == 0 and who in table.stdout
+
+    assert user_for(database_url, live) == f"{who}:member"
+    assert run(cli, "users", "revoke", who).exit_code == 0
+    assert user_for(database_url, live) is None
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,9 @@ TABLES = {
     "feedback",
 }
 
+#: What a downgrade must never empty (it drops only its own columns and tables).
+KEPT_TABLES = ("users", "api_tokens", "conversations", "messages", "retrieval_events")
+
 
 def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: str) -> None:
     engine = make_engine(fresh_database_url)
@@ -37,10 +40,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0004"
+        assert current_revision(engine) == head_revision() == "0005"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0004"
+        assert current_revision(engine) == "0005"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -53,7 +56,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0004"
+        assert current_revision(engine) == "0005"
     finally:
         engine.dispose()
 
@@ -288,14 +291,81 @@ def test_downgrades_keep_the_stored_turns(fresh_database_url: str) -> None:
                 ),
                 {"t": now},
             )
-        for revision in ("0003", "0002", "0001"):
+            conn.execute(
+                text(
+                    "INSERT INTO api_tokens (user_id, token_hash, prefix, created_at)"
+                    " VALUES (1, :h, 'cw_abcde', :t)"
+                ),
+                {"h": "0" * 64, "t": now},
+            )
+        for revision in ("0004", "0003", "0002", "0001"):
             downgrade(engine, revision)
             with engine.connect() as conn:
                 rows = [
                     conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
-                    for table in ("conversations", "messages", "retrieval_events")
+                    for table in KEPT_TABLES
                 ]
-            assert rows == [1, 1, 1], revision
+            assert rows == [1, 1, 1, 1, 1], revision
+        migrate(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_0005_keeps_earlier_users_and_makes_issuer_subject_unique(fresh_database_url: str) -> None:
+    """Users and tokens from before 0005 read back as CLI users with API tokens (no issuer, no
+    expiry); an (issuer, subject) pair is unique while CLI users' NULL pairs never clash; going
+    back to 0004 keeps every user, token and conversation."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0004")
+        now = "2026-12-01 10:00:00+00:00"
+        with engine.begin() as conn:
+            for uid, name in ((1, "a"), (2, "b")):
+                conn.execute(
+                    text(
+                        "INSERT INTO users (id, name, role, created_at) "
+                        "VALUES (:id, :n, 'member', :t)"
+                    ),
+                    {"id": uid, "n": name, "t": now},
+                )
+            conn.execute(
+                text(
+                    "INSERT INTO api_tokens (user_id, token_hash, prefix, created_at)"
+                    " VALUES (1, :h, 'cw_abcde', :t)"
+                ),
+                {"h": "1" * 64, "t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+        migrate(engine)
+        with engine.begin() as conn:
+            assert conn.execute(text("SELECT issuer, subject, email FROM users")).all() == [
+                (None, None, None),
+                (None, None, None),
+            ]
+            assert conn.execute(text("SELECT expires_at FROM api_tokens")).all() == [(None,)]
+            insert = text(
+                "INSERT INTO users (id, name, role, created_at, issuer, subject) "
+                "VALUES (:id, :n, 'member', :t, 'https://host', '42')"
+            )
+            conn.execute(insert, {"id": 3, "n": "c", "t": now})
+        with pytest.raises(Exception, match=r"(?i)unique"), engine.begin() as conn:
+            conn.execute(insert, {"id": 4, "n": "d", "t": now})
+        downgrade(engine, "0004")
+        assert "issuer" not in {c["name"] for c in inspect(engine).get_columns("users")}
+        assert "expires_at" not in {c["name"] for c in inspect(engine).get_columns("api_tokens")}
+        with engine.connect() as conn:
+            counts = [
+                conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+                for table in ("users", "api_tokens", "conversations")
+            ]
+        assert counts == [3, 1, 1]
         migrate(engine)
         assert current_revision(engine) == head_revision()
     finally:

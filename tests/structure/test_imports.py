@@ -78,6 +78,7 @@ LAYERS = (
     "api",
     "chat",
     "runtime",
+    "auth",
     "boundary",
     "generation",
     "ingest",

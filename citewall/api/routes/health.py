@@ -34,7 +34,8 @@ def healthz() -> dict[str, str]:
 def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
     """``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
 
-    With an admin bearer token the answer adds ``checks``: database, vector store, lexical
+    For an admin (the proxy's assertion when the admin proxy is configured, else an admin
+    bearer token) the answer adds ``checks``: database, vector store, lexical
     index and reranker state, and the rate limit (shared in Redis or per process; Redis down
     makes the server unready only when the limit fails closed). The lexical index and the
     reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the

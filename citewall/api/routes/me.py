@@ -15,5 +15,6 @@ router = APIRouter(prefix="/api/v1", tags=["me"], responses=error_responses(*AUT
 
 @router.get("/me", response_model=MePublic)
 def me(user: CurrentUser) -> Any:
-    """The caller's name and role (``member`` or ``admin``)."""
+    """The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
+    the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode."""
     return MePublic(name=user.name, role=user.role)

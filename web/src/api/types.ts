@@ -219,12 +219,61 @@ export interface paths {
     };
     /**
      * Me
-     * @description The caller's name and role (``member`` or ``admin``).
+     * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
+     *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
      */
     get: operations["me_api_v1_me_get"];
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/config": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Auth Config
+     * @description Whether members may sign in with a host token, and whether admins come through an
+     *     identity-aware proxy (no authentication; no secrets).
+     */
+    get: operations["auth_config_api_v1_auth_config_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/auth/session": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign In With Host Token
+     * @description Exchange the host site's token for a session (``role`` is ``member``).
+     *
+     *     Every token that is not accepted answers the same 401; the reason is in the server log.
+     *     404 when the server has no host sign-in configured.
+     */
+    post: operations["sign_in_with_host_token_api_v1_auth_session_post"];
+    /**
+     * Sign Out
+     * @description Revoke the session sent as the bearer token (an API token is refused with 400).
+     */
+    delete: operations["sign_out_api_v1_auth_session_delete"];
     options?: never;
     head?: never;
     patch?: never;
@@ -469,10 +518,12 @@ export interface paths {
      * Readyz
      * @description ``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
      *
-     *     With an admin bearer token the answer adds ``checks``: database, vector store, lexical
-     *     index and reranker state. The lexical index and the reranker are optional (retrieval
-     *     degrades to dense_only / rrf_only and says so); the database and the vector store are
-     *     required.
+     *     For an admin (the proxy's assertion when the admin proxy is configured, else an admin
+     *     bearer token) the answer adds ``checks``: database, vector store, lexical
+     *     index and reranker state, and the rate limit (shared in Redis or per process; Redis down
+     *     makes the server unready only when the limit fails closed). The lexical index and the
+     *     reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the
+     *     database and the vector store are required.
      */
     get: operations["readyz_readyz_get"];
     put?: never;
@@ -693,6 +744,22 @@ export interface components {
       hybrid_path: ("full" | "rrf_only" | "dense_only") | null;
       /** Notes */
       notes: string[];
+    };
+    /**
+     * AuthConfigPublic
+     * @description Which ways of signing in this server offers (no secrets): the SPA shows what fits.
+     */
+    AuthConfigPublic: {
+      /**
+       * Host Sign In
+       * @description Members sign in with a host site's token.
+       */
+      host_sign_in: boolean;
+      /**
+       * Admin Proxy
+       * @description Admins come through an identity-aware proxy.
+       */
+      admin_proxy: boolean;
     };
     /**
      * ChatRequest
@@ -1248,6 +1315,40 @@ export interface components {
       excerpt: string;
     };
     /**
+     * SessionPublic
+     * @description A session for a member signed in by the host site: a bearer token until ``expires_at``.
+     */
+    SessionPublic: {
+      /**
+       * Token
+       * @description Send as 'Authorization: Bearer <token>'; shown only now.
+       */
+      token: string;
+      /**
+       * Expires At
+       * Format: date-time
+       */
+      expires_at: string;
+      /** Name */
+      name: string;
+      /**
+       * Role
+       * @enum {string}
+       */
+      role: "member" | "admin";
+    };
+    /**
+     * SignInRequest
+     * @description The host site's signed token for its logged-in member (a JWT).
+     */
+    SignInRequest: {
+      /**
+       * Token
+       * @description The host's JWT (sub, exp, iat, iss, aud; optional name, email).
+       */
+      token: string;
+    };
+    /**
      * SourcePublic
      * @description An external (url-bearing) cited source, as a member receives it.
      */
@@ -1323,6 +1424,7 @@ export type AdminFeedback = components["schemas"]["AdminFeedback"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
+export type AuthConfigPublic = components["schemas"]["AuthConfigPublic"];
 export type ChatRequest = components["schemas"]["ChatRequest"];
 export type ChatResponsePublic = components["schemas"]["ChatResponsePublic"];
 export type ConversationPublic = components["schemas"]["ConversationPublic"];
@@ -1354,6 +1456,8 @@ export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
 export type SearchResultPublic = components["schemas"]["SearchResultPublic"];
+export type SessionPublic = components["schemas"]["SessionPublic"];
+export type SignInRequest = components["schemas"]["SignInRequest"];
 export type SourcePublic = components["schemas"]["SourcePublic"];
 export type UnreadableStored = components["schemas"]["UnreadableStored"];
 export type ValidationError = components["schemas"]["ValidationError"];
@@ -1390,7 +1494,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1495,7 +1599,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1598,7 +1702,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1695,7 +1799,7 @@ export interface operations {
           "application/json": components["schemas"]["ConversationSummaryPublic"][];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1762,7 +1866,7 @@ export interface operations {
           "application/json": components["schemas"]["ConversationPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1827,7 +1931,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1898,7 +2002,7 @@ export interface operations {
           "application/json": components["schemas"]["ConversationSummaryPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1969,7 +2073,7 @@ export interface operations {
           "application/json": components["schemas"]["FeedbackPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2034,7 +2138,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2099,7 +2203,7 @@ export interface operations {
           "application/json": components["schemas"]["ExamplesPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2159,7 +2263,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2237,7 +2341,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorPublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2311,7 +2415,150 @@ export interface operations {
           "application/json": components["schemas"]["MePublic"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  auth_config_api_v1_auth_config_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthConfigPublic"];
+        };
+      };
+    };
+  };
+  sign_in_with_host_token_api_v1_auth_session_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["SignInRequest"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SessionPublic"];
+        };
+      };
+      /** @description The host token was not accepted (the reason is in the server log). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Sign-in with a host token is not configured on this server. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  sign_out_api_v1_auth_session_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2365,7 +2612,7 @@ export interface operations {
           "application/json": components["schemas"]["AdminCardPage"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2441,7 +2688,7 @@ export interface operations {
           "application/json": components["schemas"]["AdminCard"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2518,7 +2765,7 @@ export interface operations {
           "application/json": components["schemas"]["AdminConversationSummary"][];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2594,7 +2841,7 @@ export interface operations {
           "application/json": components["schemas"]["AdminConversation"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2673,7 +2920,7 @@ export interface operations {
           "application/json": components["schemas"]["EntryPerformanceRow"][];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2756,7 +3003,7 @@ export interface operations {
           "application/json": components["schemas"]["RetrievalEventRow"][];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2835,7 +3082,7 @@ export interface operations {
           "application/json": components["schemas"]["FeedbackReport"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2915,7 +3162,7 @@ export interface operations {
           "application/json": components["schemas"]["KnowledgeGapReport"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2994,7 +3241,7 @@ export interface operations {
           "application/json": components["schemas"]["ExposureReport"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3076,7 +3323,7 @@ export interface operations {
           "application/json": components["schemas"]["MemberExposureReport"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked bearer token. */
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
           [name: string]: unknown;
