@@ -250,6 +250,8 @@ def test_the_embedded_chat_works_on_a_phone(
     assert 340 <= width <= PHONE["width"], width
     overflow = frame.evaluate("document.documentElement.scrollWidth - innerWidth")
     assert overflow <= 0, f"the chat is {overflow}px wider than a {width}px frame"
+    used = frame.evaluate("document.querySelector('.chat').getBoundingClientRect().width")
+    assert used >= width - 32, f"the chat uses {used}px of a {width}px frame"
     screenshot(seen.page, "embed-phone")
     assert seen.traps.page_errors == [] and seen.traps.csp_violations == []
 

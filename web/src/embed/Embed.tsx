@@ -119,9 +119,11 @@ function EmbedChat(props: {
 
   return (
     <main id={MAIN_ID} className="embed" tabIndex={-1}>
-      <button type="button" className="embed-new" onClick={onNew}>
-        New conversation
-      </button>
+      <div className="embed-bar">
+        <button type="button" onClick={onNew}>
+          New conversation
+        </button>
+      </div>
       <ChatConversation
         key={opening}
         client={client}
