@@ -31,4 +31,10 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node } },
   },
   { files: ["eslint.config.js"], extends: [tseslint.configs.disableTypeChecked] },
+  // The embed loader: a plain browser script served as is (no build, no types).
+  {
+    files: ["public/**/*.js"],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { ...globals.browser }, sourceType: "script" },
+  },
 );

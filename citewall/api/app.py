@@ -14,7 +14,7 @@ from citewall import __version__
 from citewall.api.allocator import cap_malloc_arenas
 from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
-from citewall.api.headers import SecurityHeadersMiddleware
+from citewall.api.headers import ApiCorsMiddleware, SecurityHeadersMiddleware
 from citewall.api.limits import (
     BodySizeLimitMiddleware,
     RateLimiter,
@@ -75,11 +75,15 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)
-    # Innermost first: errors -> metrics -> security headers (outermost, so every response).
+    # Innermost first: errors -> metrics -> CORS (answers preflights) -> security headers
+    # (outermost, so every response).
+    embed_origins = runtime.settings.embed_origins
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
     app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
-    app.add_middleware(SecurityHeadersMiddleware)
+    if embed_origins:
+        app.add_middleware(ApiCorsMiddleware, origins=embed_origins)
+    app.add_middleware(SecurityHeadersMiddleware, embed_origins=embed_origins)
     return app
 
 

@@ -1,6 +1,11 @@
 /**
  * The app: sign-in, who am I, then the shell (skip link, header, the page for the route).
  * Admin pages are offered only to the admin role (the API enforces it regardless).
+ *
+ * Without a stored token the app first asks who it is with no token at all: behind an
+ * identity-aware proxy the proxy has signed the user in (its assertion rides on every request),
+ * so there is no sign-in form and no sign-out (the proxy owns the session). Anywhere else the
+ * answer is a 401 and the sign-in form shows.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
@@ -29,12 +34,28 @@ import { SESSION_ENDED, UNAVAILABLE, UNREACHABLE } from "./chat/problems";
 type MeState =
   { status: "loading" } | { status: "ready"; me: Me } | { status: "error"; message: string };
 
+/** Who vouches for the requests: a bearer token (kept in sessionStorage), the identity-aware
+ * proxy (no token), or nobody yet (the sign-in form shows). */
+type Credential = { kind: "token"; token: string } | { kind: "proxy" } | { kind: "none" };
+
+function storedCredential(): Credential {
+  const token = loadToken();
+  return token ? { kind: "token", token } : { kind: "proxy" };
+}
+
 export function App(): ReactNode {
-  const [token, setToken] = useState<string | null>(() => loadToken());
+  const [credential, setCredential] = useState<Credential>(storedCredential);
   const [signInError, setSignInError] = useState<string | null>(null);
   const [meAttempt, setMeAttempt] = useState(0);
   const route = useRoute();
-  const client = useMemo(() => (token ? new ApiClient(token) : null), [token]);
+  const client = useMemo(
+    () =>
+      credential.kind === "none"
+        ? null
+        : new ApiClient(credential.kind === "token" ? credential.token : null),
+    [credential],
+  );
+  const byProxy = credential.kind === "proxy";
   // Who the current client's token belongs to; loading until its answer arrives.
   const [answer, setAnswer] = useState<{ client: ApiClient; state: MeState } | null>(null);
   const meState: MeState =
@@ -44,16 +65,18 @@ export function App(): ReactNode {
 
   const signOut = useCallback((message: string | null = null) => {
     clearToken();
-    setToken(null);
+    setCredential({ kind: "none" });
     setSignInError(message);
   }, []);
 
   // Leaving on purpose starts the next session afresh at "/", whoever signs in next: the
-  // conversation that was open is not theirs to reopen.
+  // conversation that was open is not theirs to reopen. A session token is revoked on the way
+  // out (best effort: an API token is not a session, and the server says so).
   const leave = useCallback(() => {
+    void client?.endSession().catch(() => undefined);
     navigate("/", true);
     signOut();
-  }, [signOut]);
+  }, [client, signOut]);
 
   useEffect(() => {
     if (!client) return;
@@ -63,7 +86,8 @@ export function App(): ReactNode {
       (err: unknown) => {
         if (!live) return;
         if (err instanceof ApiError && err.status === 401) {
-          signOut("That token was not accepted. Check it and try again.");
+          // No proxy signed the user in: the sign-in form, with nothing to apologise for.
+          signOut(byProxy ? null : "That token was not accepted. Check it and try again.");
         } else {
           const message = err instanceof ApiError ? UNAVAILABLE : UNREACHABLE;
           setAnswer({ client, state: { status: "error", message } });
@@ -73,7 +97,7 @@ export function App(): ReactNode {
     return () => {
       live = false;
     };
-  }, [client, signOut, meAttempt]);
+  }, [client, byProxy, signOut, meAttempt]);
 
   // A token refused after it was accepted (revoked, user disabled): back to sign-in, saying so.
   useEffect(() => client?.onSessionEnded(() => signOut(SESSION_ENDED)), [client, signOut]);
@@ -93,7 +117,7 @@ export function App(): ReactNode {
           saveToken(t);
           setSignInError(null);
           focusWhenReady.current = true;
-          setToken(t);
+          setCredential({ kind: "token", token: t });
         }}
       />
     );
@@ -112,20 +136,25 @@ export function App(): ReactNode {
         <button type="button" onClick={() => setMeAttempt((n) => n + 1)}>
           Retry
         </button>
-        <button type="button" className="link-button" onClick={leave}>
-          Sign out
-        </button>
+        {!byProxy && (
+          <button type="button" className="link-button" onClick={leave}>
+            Sign out
+          </button>
+        )}
       </div>
     );
   }
-  return <SignedIn me={meState.me} client={client} route={route} onSignOut={leave} />;
+  return (
+    <SignedIn me={meState.me} client={client} route={route} onSignOut={byProxy ? null : leave} />
+  );
 }
 
 function SignedIn(props: {
   me: Me;
   client: ApiClient;
   route: Route;
-  onSignOut: () => void;
+  /** Null when the identity-aware proxy signed the user in: it owns the session. */
+  onSignOut: (() => void) | null;
 }): ReactNode {
   const { me, client, route } = props;
   const drawer = useDrawer();

@@ -45,6 +45,12 @@ export function parseRoute(pathname: string): Route {
   return { name: "not-found" };
 }
 
+/** Whether `pathname` is the embeddable chat (`/embed` and the paths under it), which is not
+ * the app: no routes, no sign-in form. */
+export function isEmbedPath(pathname: string): boolean {
+  return pathname === "/embed" || pathname.startsWith("/embed/");
+}
+
 /** The app path of a member's conversation. */
 export function conversationPath(id: string): string {
   return `/c/${encodeURIComponent(id)}`;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { ApiClient, ApiError } from "../src/api/client";
+import { ApiClient, ApiError, createSession } from "../src/api/client";
 import type { StreamEvent } from "../src/api/types";
 
 interface Call {
@@ -110,5 +110,117 @@ describe("ApiClient: a session that ends", () => {
     stop();
     await expect(client.conversations()).rejects.toMatchObject({ status: 401 });
     expect(ended).toBe(0);
+  });
+});
+
+describe("ApiClient: credentials and the CSRF header", () => {
+  const headers = (call: Call | undefined): Record<string, string> =>
+    (call?.init.headers ?? {}) as Record<string, string>;
+
+  it("sends X-Citewall-CSRF on every unsafe request, and only there", async () => {
+    const calls = fakeFetch(
+      json(200, []),
+      json(200, { id: "c1", title: "t" }),
+      json(204, null),
+      json(200, {}),
+      json(204, null),
+      sse(""),
+    );
+    const client = new ApiClient("tok");
+    await client.conversations();
+    await client.renameConversation("c1", "t");
+    await client.deleteConversation("c1");
+    await client.rateAnswer("m1", { rating: "up", comment: null });
+    await client.endSession();
+    await client.chatStream({ message: "q", conversation_id: null }, () => undefined);
+    expect(calls.map((c) => [c.init.method, headers(c)["X-Citewall-CSRF"]])).toEqual([
+      ["GET", undefined],
+      ["PATCH", "1"],
+      ["DELETE", "1"],
+      ["PUT", "1"],
+      ["DELETE", "1"],
+      ["POST", "1"],
+    ]);
+    expect(calls[4]?.url).toBe("/api/v1/auth/session");
+    expect(calls.every((c) => c.init.credentials === "omit")).toBe(true);
+  });
+
+  it("without a token sends no Authorization and lets the proxy's cookie through", async () => {
+    const calls = fakeFetch(json(200, { name: "ada", role: "admin" }));
+    expect(await new ApiClient(null).me()).toEqual({ name: "ada", role: "admin" });
+    expect(headers(calls[0])).not.toHaveProperty("Authorization");
+    expect(calls[0]?.init.credentials).toBe("same-origin");
+  });
+
+  it("exchanges a host token for a session, with no credential but the token", async () => {
+    const session = { token: "cw_x", expires_at: "t", name: "mia-1a2b3c", role: "member" };
+    const calls = fakeFetch(json(201, session), json(401, { detail: "not accepted" }));
+    expect(await createSession("h.j.t")).toEqual(session);
+    expect(calls[0]?.url).toBe("/api/v1/auth/session");
+    expect(calls[0]?.init).toMatchObject({ method: "POST", credentials: "omit" });
+    expect(JSON.parse(calls[0]?.init.body as string)).toEqual({ token: "h.j.t" });
+    expect(headers(calls[0])["X-Citewall-CSRF"]).toBe("1");
+    await expect(createSession("bad")).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("ApiClient: renewing a session", () => {
+  it("renews once when an accepted token is refused, and resends with the fresh one", async () => {
+    const calls = fakeFetch(json(200, []), json(401, {}), json(200, []), json(200, []));
+    let renewals = 0;
+    const client = new ApiClient("old", () => {
+      renewals += 1;
+      return Promise.resolve("new");
+    });
+    let ended = 0;
+    client.onSessionEnded(() => (ended += 1));
+    await client.conversations();
+    await client.conversations();
+    await client.conversations();
+    expect(renewals).toBe(1);
+    expect(ended).toBe(0);
+    expect(calls.map((c) => (c.init.headers as Record<string, string>).Authorization)).toEqual([
+      "Bearer old",
+      "Bearer old",
+      "Bearer new",
+      "Bearer new",
+    ]);
+  });
+
+  it("ends the session when no fresh token comes, or the fresh one is refused too", async () => {
+    fakeFetch(json(200, []), json(401, {}), json(401, {}), json(401, {}));
+    const tokens = [null, "new"];
+    const client = new ApiClient("old", () => Promise.resolve(tokens.shift() ?? null));
+    let ended = 0;
+    client.onSessionEnded(() => (ended += 1));
+    await client.conversations();
+    await expect(client.conversations()).rejects.toMatchObject({ status: 401 });
+    expect(ended).toBe(1);
+    await expect(client.conversations()).rejects.toMatchObject({ status: 401 });
+    expect(ended).toBe(2);
+  });
+
+  it("does not renew a token refused from the start", async () => {
+    fakeFetch(json(401, {}));
+    let renewals = 0;
+    const client = new ApiClient("bad", () => {
+      renewals += 1;
+      return Promise.resolve("new");
+    });
+    await expect(client.me()).rejects.toMatchObject({ status: 401 });
+    expect(renewals).toBe(0);
+  });
+
+  it("shares one renewal between requests refused together", async () => {
+    fakeFetch(json(200, []), json(401, {}), json(401, {}), json(200, []), json(200, []));
+    let renewals = 0;
+    const client = new ApiClient("old", async () => {
+      renewals += 1;
+      await Promise.resolve();
+      return "new";
+    });
+    await client.conversations();
+    await Promise.all([client.conversations(), client.conversations()]);
+    expect(renewals).toBe(1);
   });
 });

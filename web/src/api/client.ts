@@ -1,6 +1,9 @@
 /**
- * The typed HTTP client for `/api/v1`. Every request carries the session's bearer token; an
- * error response becomes an `ApiError` with the server's `detail` text and status.
+ * The typed HTTP client for `/api/v1`. Every request carries the session's bearer token, or,
+ * behind an identity-aware proxy, none: then the browser sends the proxy's cookie (same origin
+ * only) and the proxy adds its assertion. Every unsafe request carries `X-Citewall-CSRF: 1`,
+ * which no other site's page can send (CORS never allows it). An error response becomes an
+ * `ApiError` with the server's `detail` text and status.
  */
 import { SseParser } from "./sse";
 import type {
@@ -66,12 +69,60 @@ function query(params: Record<string, string | number | boolean | undefined | nu
   return s ? `?${s}` : "";
 }
 
+/** The header, with its value, that marks an unsafe request as sent by citewall's own UI. */
+export const CSRF_HEADER = "X-Citewall-CSRF";
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** What `POST /auth/session` answers: citewall's session for a host site's signed token. */
+export interface Session {
+  token: string;
+  expires_at: string;
+  name: string;
+  role: "member";
+}
+
+/** Ask the host site for a fresh token and exchange it for a session; the session token, or
+ * null when there is none to be had. */
+export type Renew = () => Promise<string | null>;
+
+/** Exchange a host site's signed token for a citewall session (`POST /auth/session`). */
+export async function createSession(hostToken: string): Promise<Session> {
+  const response = await fetch(`${BASE}/auth/session`, {
+    method: "POST",
+    body: JSON.stringify({ token: hostToken }),
+    headers: { "Content-Type": "application/json", [CSRF_HEADER]: "1" },
+    credentials: "omit",
+  });
+  if (!response.ok) {
+    const body: unknown = await response.json().catch(() => null);
+    throw new ApiError(response.status, errorDetail(body, response.status));
+  }
+  return (await response.json()) as Session;
+}
+
+interface Send {
+  method?: string;
+  body?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
 export class ApiClient {
   // Set once the server has accepted the token: a 401 after that means the session ended.
   private accepted = false;
   private readonly sessionEndListeners = new Set<() => void>();
+  // The renewal under way: requests refused together wait for the same fresh token.
+  private renewing: Promise<string | null> | null = null;
 
-  constructor(private readonly token: string) {}
+  /**
+   * `token`: the bearer token, or null behind an identity-aware proxy. `renew`: called when a
+   * token that had been accepted is refused; the request is sent once more with the token it
+   * gives (the embedded chat asks its host page for a fresh one).
+   */
+  constructor(
+    private token: string | null,
+    private readonly renew: Renew | null = null,
+  ) {}
 
   /**
    * Call `listener` when a request is refused with 401 after the token had been accepted (it
@@ -89,18 +140,46 @@ export class ApiClient {
     for (const listener of this.sessionEndListeners) listener();
   }
 
-  private headers(json: boolean): HeadersInit {
-    const h: Record<string, string> = { Authorization: `Bearer ${this.token}` };
-    if (json) h["Content-Type"] = "application/json";
-    return h;
+  private fetch(path: string, init: Send, token: string | null): Promise<Response> {
+    const method = init.method ?? "GET";
+    const headers: Record<string, string> = {};
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    if (init.accept) headers.Accept = init.accept;
+    if (!SAFE_METHODS.has(method)) headers[CSRF_HEADER] = "1";
+    return fetch(BASE + path, {
+      method,
+      body: init.body,
+      headers,
+      // A bearer token is the whole credential; without one, the proxy's cookie is.
+      credentials: token === null ? "same-origin" : "omit",
+      signal: init.signal,
+    });
   }
 
-  private async request<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const response = await fetch(BASE + path, {
-      ...init,
-      headers: this.headers(init.body !== undefined),
-      credentials: "omit",
-    });
+  /** Send a request; a 401 for a token that had been accepted renews it once and resends. */
+  private async send(path: string, init: Send = {}): Promise<Response> {
+    const used = this.token;
+    const response = await this.fetch(path, init, used);
+    if (response.status !== 401 || !this.accepted || !this.renew) return response;
+    // Another request may have renewed the token while this one was under way.
+    const fresh = this.token !== used ? this.token : await this.renewed(this.renew);
+    if (fresh === null) return response;
+    this.token = fresh;
+    return this.fetch(path, init, fresh);
+  }
+
+  private renewed(renew: Renew): Promise<string | null> {
+    this.renewing ??= renew()
+      .catch(() => null)
+      .finally(() => {
+        this.renewing = null;
+      });
+    return this.renewing;
+  }
+
+  private async request<T>(path: string, init: Send = {}): Promise<T> {
+    const response = await this.send(path, init);
     if (!response.ok) {
       const body: unknown = await response.json().catch(() => null);
       this.refused(response.status);
@@ -114,6 +193,11 @@ export class ApiClient {
 
   me(): Promise<Me> {
     return this.request<Me>("/me");
+  }
+
+  /** Revoke this client's session token (`DELETE /auth/session`; an API token is refused). */
+  endSession(): Promise<void> {
+    return this.request<void>("/auth/session", { method: "DELETE" });
   }
 
   /** The member's own conversations, most recently updated first; `q` filters on the title
@@ -176,11 +260,10 @@ export class ApiClient {
     onEvent: (event: StreamEvent) => void,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const response = await fetch(BASE + path, {
+    const response = await this.send(path, {
       method: "POST",
       body,
-      headers: { ...this.headers(body !== undefined), Accept: "text/event-stream" },
-      credentials: "omit",
+      accept: "text/event-stream",
       signal,
     });
     if (!response.ok || !response.body) {

@@ -10,7 +10,6 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 
 import { ApiError, type ApiClient } from "../api/client";
 import type { Conversation, Rating, StreamEvent } from "../api/types";
-import { navigate } from "../router";
 import {
   feedbackProblem,
   problemFor,
@@ -58,9 +57,15 @@ export interface Chat {
   reload: () => void;
 }
 
+/**
+ * The chat of conversation `conversationId` (null: a new one). `onOpened` is told the id of the
+ * conversation a first answer opened (the page then shows it as the open one); `onStored`, that
+ * a turn was stored.
+ */
 export function useChat(
   client: ApiClient,
   conversationId: string | null,
+  onOpened: (id: string) => void,
   onStored?: () => void,
 ): Chat {
   const [state, dispatch] = useReducer(chatReducer, conversationId, (id) => ({
@@ -137,9 +142,7 @@ export function useChat(
             case "final":
               outcome = "answered";
               dispatch({ type: "final", key, response: event.data });
-              if (opensConversation) {
-                navigate(`/c/${encodeURIComponent(event.data.conversation_id)}`, true);
-              }
+              if (opensConversation) onOpened(event.data.conversation_id);
               onStored?.();
               break;
             case "error":
@@ -166,7 +169,7 @@ export function useChat(
           const id: string | null = metaId;
           if (said && id !== null) {
             // The server stores the question and what was said so far, once it notices.
-            if (opensConversation && !left) navigate(`/c/${encodeURIComponent(id)}`, true);
+            if (opensConversation && !left) onOpened(id);
             void readStopped(client, id, messages).then((conversation) => {
               if (!conversation) return;
               if (!left) dispatch({ type: "synced", key, conversation });
@@ -181,7 +184,7 @@ export function useChat(
         streams.current.delete(controller);
       }
     },
-    [client, onStored],
+    [client, onOpened, onStored],
   );
 
   const ask = useCallback(

@@ -11,7 +11,6 @@ import type { ConversationSummary } from "../api/types";
 import { latestAnswer, replacedAnswers, type DisplayTurn } from "../chat/state";
 import { useChat } from "../chat/useChat";
 import { useFollow } from "../chat/useFollow";
-import { navigate } from "../router";
 import { useDocumentTitle } from "../shell/title";
 import { Composer } from "./Composer";
 import { ExampleQuestions } from "./ExampleQuestions";
@@ -26,13 +25,17 @@ export function ChatConversation(props: {
   conversationId: string | null;
   /** Admins also see the retrieval path's name where members read plain words. */
   audience?: Audience;
+  /** A first answer opened conversation `id`: it is now the open one. */
+  onOpened: (id: string) => void;
+  /** Start a new conversation (offered when the open one does not exist). */
+  onNew: () => void;
   /** A turn was stored (the conversation list may reload). */
   onStored?: () => void;
   /** The last conversation renamed in the list; its new title shows if it is the open one. */
   renamed?: ConversationSummary | null;
 }): ReactNode {
   const { client, conversationId } = props;
-  const chat = useChat(client, conversationId, props.onStored);
+  const chat = useChat(client, conversationId, props.onOpened, props.onStored);
   const { state } = chat;
   const [draft, setDraft] = useState("");
   // Timestamps from today show the time only.
@@ -115,7 +118,7 @@ export function ChatConversation(props: {
       {load.kind === "missing" && (
         <div className="chat-problem" role="alert">
           <p>{MISSING_CONVERSATION}</p>
-          <button type="button" onClick={() => navigate("/")}>
+          <button type="button" onClick={props.onNew}>
             Start a new conversation
           </button>
         </div>

@@ -9,10 +9,14 @@ import type { ApiClient } from "../api/client";
 import type { ConversationSummary } from "../api/types";
 import { ChatConversation } from "../member/ChatConversation";
 import type { Audience } from "../member/relevance";
-import { navigate } from "../router";
+import { conversationPath, navigate } from "../router";
 import { ConversationsPanel } from "./ConversationsPanel";
 import { focusQuestion, MAIN_ID } from "./focus";
 import type { Drawer } from "./useDrawer";
+
+// A new conversation's first answer gives it its URL (replacing `/`: Back leaves the chat).
+const openConversation = (id: string): void => navigate(conversationPath(id), true);
+const startNew = (): void => navigate("/");
 
 export function ChatLayout(props: {
   client: ApiClient;
@@ -60,6 +64,8 @@ export function ChatLayout(props: {
           client={props.client}
           conversationId={conversationId}
           audience={props.role}
+          onOpened={openConversation}
+          onNew={startNew}
           renamed={renamed}
           onStored={onStored}
         />

@@ -1,7 +1,8 @@
 /**
  * The header: on the chat, the button that opens the conversation drawer (phones only); the
- * app's name, the navigation (admin pages for admins), who is signed in, and Sign out. It
- * stays one row: the navigation scrolls sideways when it does not fit.
+ * app's name, the navigation (admin pages for admins), who is signed in, and Sign out (unless
+ * an identity-aware proxy signed the user in: then the proxy's own sign-out ends the session).
+ * It stays one row: the navigation scrolls sideways when it does not fit.
  */
 import type { ReactNode } from "react";
 
@@ -15,7 +16,8 @@ export function Header(props: {
   route: Route;
   /** The conversation drawer, on the chat route. */
   drawer: Drawer | null;
-  onSignOut: () => void;
+  /** Null: no Sign out (the identity-aware proxy owns the session). */
+  onSignOut: (() => void) | null;
 }): ReactNode {
   const { me, route, drawer } = props;
   return (
@@ -48,9 +50,11 @@ export function Header(props: {
         <span className="visually-hidden">Signed in as </span>
         <span className="who-name">{me.name}</span> <span className="role-badge">{me.role}</span>
       </span>
-      <button type="button" className="link-button sign-out" onClick={props.onSignOut}>
-        Sign out
-      </button>
+      {props.onSignOut && (
+        <button type="button" className="link-button sign-out" onClick={props.onSignOut}>
+          Sign out
+        </button>
+      )}
     </header>
   );
 }
