@@ -37,6 +37,7 @@ def run_server(runtime: Runtime, host: str, port: int, log_level: str) -> None:
 
 def run_workers(host: str, port: int, workers: int, log_level: str) -> None:
     """Serve with ``workers`` processes, each calling ``create_worker_app``."""
+    # Deferred: uvicorn takes a second to import; `citewall --help` should not.
     import uvicorn
 
     typer.echo(
