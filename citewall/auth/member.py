@@ -15,11 +15,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from citewall.auth.provision import active_user
 from citewall.auth.rejection import TokenRejected
 from citewall.auth.verifier import JwtVerifier
 from citewall.storage.models import User
 from citewall.storage.sessions import issue_session
-from citewall.storage.users import provision_external_user
 
 log = logging.getLogger("citewall.auth")
 
@@ -53,17 +53,7 @@ class MemberSignIn:
         except TokenRejected as exc:
             log.warning("member sign-in refused: %s: %s", exc.reason, exc.detail)
             raise
-        user = provision_external_user(
-            session,
-            issuer=claims.issuer,
-            subject=claims.subject,
-            readable=claims.readable,
-            email=claims.email,
-            role="member",
-        )
-        if user.disabled_at is not None:
-            log.warning("member sign-in refused: disabled: user %r is disabled", user.name)
-            raise TokenRejected("disabled", f"user {user.name!r} is disabled")
+        user = active_user(session, claims, "member", "member")
         return user
 
     def open_session(self, session: Session, user: User) -> IssuedSession:

@@ -13,11 +13,11 @@ import logging
 
 from sqlalchemy.orm import Session
 
+from citewall.auth.provision import active_user
 from citewall.auth.rejection import TokenRejected
 from citewall.auth.verifier import Claims, JwtVerifier
 from citewall.errors import PermissionDeniedError
 from citewall.storage.models import User
-from citewall.storage.users import provision_external_user
 
 log = logging.getLogger("citewall.auth")
 
@@ -75,17 +75,7 @@ class AdminProxy:
                 claims.subject[:64],
             )
             raise PermissionDeniedError("your identity is not allowed the admin role here")
-        user = provision_external_user(
-            session,
-            issuer=claims.issuer,
-            subject=claims.subject,
-            readable=claims.readable,
-            email=claims.email,
-            role="admin",
-        )
-        if user.disabled_at is not None:
-            log.warning("admin proxy sign-in refused: disabled: user %r is disabled", user.name)
-            raise TokenRejected("disabled", f"user {user.name!r} is disabled")
+        user = active_user(session, claims, "admin", "admin proxy")
         if user.role != "admin":  # the proxy's issuer also signs members in: keep them apart
             raise PermissionDeniedError("your identity is a member here, not an admin")
         return user
