@@ -406,6 +406,13 @@ class Settings(BaseSettings):
         return self.member_jwt_secret is not None or bool(self.member_jwks_url)
 
     @property
+    def shared_kb(self) -> bool:
+        """Whether the KB's published artifacts are shared through the database: on PostgreSQL
+        with a Chroma server, every replica reads the KB from shared services alone (its data
+        dir is a local cache)."""
+        return bool(self.chroma_url) and self.sqlalchemy_url.startswith("postgresql")
+
+    @property
     def admin_proxy(self) -> bool:
         """Whether the admin role comes from an identity-aware proxy's assertion."""
         return bool(self.admin_proxy_jwks_url)

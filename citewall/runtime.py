@@ -24,6 +24,7 @@ from citewall.retrieval.factory import build_retriever, kb_embedder
 from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.storage import db, schema
+from citewall.storage.artifacts import DatabaseArtifactStore
 from citewall.storage.types import utcnow
 
 
@@ -55,15 +56,17 @@ class Runtime:
         engine = db.make_engine(settings.sqlalchemy_url)
         schema.migrate(engine)
         session_factory = db.make_session_factory(engine)
+        # On shared services the lexical index and sentence vectors come from the database.
+        artifacts = DatabaseArtifactStore(session_factory) if settings.shared_kb else None
         # Sentence vectors stored at ingest answer what the generator would embed per turn.
-        embedder = kb_embedder(settings, embedder or load_embedder(settings))
+        embedder = kb_embedder(settings, embedder or load_embedder(settings), artifacts)
         generator = build_generator(settings, embedder)
         return cls(
             settings=settings,
             engine=engine,
             session_factory=session_factory,
             embedder=embedder,
-            retriever=build_retriever(settings, embedder=embedder),
+            retriever=build_retriever(settings, embedder=embedder, artifacts=artifacts),
             generator=generator,
             condenser=build_condenser(settings, generator),
             thresholds=thresholds_from(settings),
@@ -76,6 +79,7 @@ class Runtime:
             return {
                 **self.retriever.status(),
                 "embedder": {"runtime": self.embedder.runtime},
+                "shared_kb": self.settings.shared_kb,
                 "sentence_vectors": self.embedder.status(),
             }
         except Exception as exc:  # a broken status call must not break /readyz itself

@@ -31,10 +31,11 @@ def ask(
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.factory import build_retriever
         from citewall.runtime import thresholds_from
+        from citewall.storage.artifacts import shared_store
 
         settings = get_settings()
         embedder = load_embedder(settings)
-        retriever = build_retriever(settings, embedder=embedder)
+        retriever = build_retriever(settings, embedder=embedder, artifacts=shared_store(settings))
         generator = build_generator(settings, embedder)
         policy = AnswerPolicy(build_condenser(settings, generator), thresholds_from(settings))
         answer = answer_question(

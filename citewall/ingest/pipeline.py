@@ -10,9 +10,14 @@ Order of writes, so an interrupted ingest leaves a usable previous state:
 1. embed + upsert new/changed chunks into Chroma, batch by batch (upsert is idempotent);
 2. delete stale chunks (removed cards, chunks a shorter new version no longer has);
 3. rebuild BM25 and the sentence vectors (``ingest.sentences``) from Chroma's chunks and
-   publish each atomically;
+   publish each atomically; on shared services (``Settings.shared_kb``) also push each new
+   version to the database, where every replica picks it up;
 4. commit the cards table (hashes + ingest version) last.
 A crash before 4 leaves the old hashes in the cards table, so the next run redoes the work.
+
+On shared services the local artifact directories are a cache: ingest first copies the versions
+the database holds into them (``shared_artifacts.pull``), so an ingest from any host with an
+empty data dir reuses the stored sentence vectors and embeds only what is new.
 """
 
 from __future__ import annotations
@@ -36,8 +41,10 @@ from citewall.retrieval.factory import open_vector_index
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25, save_bm25
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.records import ChunkRecord, index_text
+from citewall.retrieval.shared_artifacts import ArtifactStore, pull, push
 from citewall.retrieval.vector_index import ChromaVectorIndex
 from citewall.storage import cards as card_store
+from citewall.storage.artifacts import DatabaseArtifactStore
 from citewall.storage.schema import open_database
 
 #: Chunks embedded and upserted per step: bounds memory and makes progress visible.
@@ -150,6 +157,11 @@ def ingest_cards(
     report = report or IngestReport()
     t_start = time.perf_counter()
     index = open_vector_index(settings)
+    shared: ArtifactStore | None = None
+    if settings.shared_kb:
+        shared = DatabaseArtifactStore(session_factory)
+        pull(shared, "bm25", settings.bm25_dir)
+        pull(shared, "sentences", settings.sentences_dir)
     with session_factory() as session:
         db_hashes: dict[str, str] = dict(card_store.card_hashes(session))
     indexed = index.parent_hashes()
@@ -188,6 +200,9 @@ def ingest_cards(
         lexical=moved or not _lexical_in_sync(settings, index.count()),
         sentences=moved or not sentences_in_sync(settings.sentences_dir, embedder),
     )
+    if shared is not None:
+        push(shared, "bm25", settings.bm25_dir)
+        push(shared, "sentences", settings.sentences_dir)
 
     if changed or removed:
         with session_factory() as session:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from citewall.config import Settings
 from citewall.retrieval.embedder import load_embedder
@@ -14,11 +16,41 @@ from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.reranker import load_reranker
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.sentence_store import SentenceVectors, load_sentence_vectors
+from citewall.retrieval.shared_artifacts import (
+    PROBE_INTERVAL_S,
+    ArtifactStore,
+    StoreProbe,
+    shared_loader,
+)
 from citewall.retrieval.vector_index import ChromaVectorIndex
 from citewall.retrieval.versioned_dir import current_version
 
 #: Sentinel: "load the reranker the settings name" (None means "no reranker").
 LOAD_FROM_SETTINGS: Any = object()
+
+T = TypeVar("T")
+
+
+def live_artifact(
+    artifact: str,
+    directory: Path,
+    load: Callable[[Path], T],
+    store: ArtifactStore | None,
+    *,
+    probe_interval_s: float = PROBE_INTERVAL_S,
+    **wording: str,
+) -> ReloadingArtifact[T]:
+    """The artifact ``artifact`` published in ``directory``, reloaded when a new version is
+    published: locally (a pointer file) or, with a ``store``, in the store every replica shares
+    (copied into ``directory`` first, the store asked at most once per ``probe_interval_s``)."""
+    if store is None:
+        probe = partial(current_version, directory)
+        return ReloadingArtifact(partial(load, directory), probe, **wording)
+    return ReloadingArtifact(
+        shared_loader(store, artifact, directory, load),
+        StoreProbe(store, artifact, interval_s=probe_interval_s),
+        **wording,
+    )
 
 
 def open_vector_index(settings: Settings) -> ChromaVectorIndex:
@@ -28,12 +60,16 @@ def open_vector_index(settings: Settings) -> ChromaVectorIndex:
     return ChromaVectorIndex.persistent(settings.chroma_dir, settings.chroma_collection)
 
 
-def kb_embedder(settings: Settings, model: Embedder) -> KBEmbedder:
+def kb_embedder(
+    settings: Settings, model: Embedder, artifacts: ArtifactStore | None = None
+) -> KBEmbedder:
     """``model`` with the sentence vectors ingest published (reloaded when an ingest publishes
-    new ones)."""
-    sentences: ReloadingArtifact[SentenceVectors] = ReloadingArtifact(
-        partial(load_sentence_vectors, settings.sentences_dir),
-        partial(current_version, settings.sentences_dir),
+    new ones; shared through ``artifacts`` when given)."""
+    sentences: ReloadingArtifact[SentenceVectors] = live_artifact(
+        "sentences",
+        settings.sentences_dir,
+        load_sentence_vectors,
+        artifacts,
         name="sentence vectors",
         fallback="sentences are embedded per turn",
     )
@@ -46,8 +82,10 @@ def build_retriever(
     reranker: Reranker | None = LOAD_FROM_SETTINGS,
     *,
     reranker_status: str = "",
+    artifacts: ArtifactStore | None = None,
 ) -> HybridRetriever:
-    """A ``HybridRetriever`` over the configured Chroma and BM25 artifact.
+    """A ``HybridRetriever`` over the configured Chroma and BM25 artifact (shared through
+    ``artifacts`` when given).
 
     ``embedder``/``reranker`` are loaded from settings when not given (pass ``reranker=None``
     to run without one). Loading never fails for the reranker; the status line says why.
@@ -66,9 +104,7 @@ def build_retriever(
         settings,
         embedder=embedder,
         vector_index=open_vector_index(settings),
-        lexical=ReloadingArtifact(
-            partial(load_bm25, settings.bm25_dir), partial(current_version, settings.bm25_dir)
-        ),
+        lexical=live_artifact("bm25", settings.bm25_dir, load_bm25, artifacts),
         reranker=reranker,
         reranker_status=reranker_status,
     )

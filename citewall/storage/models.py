@@ -13,12 +13,14 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Double,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     UniqueConstraint,
@@ -301,3 +303,37 @@ class CardRow(Base):
 
     def __repr__(self) -> str:
         return f"CardRow(id={self.id!r}, ingest_version={self.ingest_version!r})"
+
+
+class KBArtifact(Base):
+    """One version of a published KB artifact (``bm25``, ``sentences``), shared by every
+    replica through the database: its packed bytes are the rows of ``KBArtifactPart``.
+
+    A version's rows are written in one transaction, so a reader sees it whole or not at all;
+    the newest is the one with the highest ``id`` for its name.
+    """
+
+    __tablename__ = "kb_artifacts"
+    __table_args__ = (UniqueConstraint("name", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(32))
+    version: Mapped[str] = mapped_column(String(64))
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"KBArtifact(name={self.name!r}, version={self.version!r})"
+
+
+class KBArtifactPart(Base):
+    """Part ``part`` (from 0) of a ``KBArtifact``'s packed bytes."""
+
+    __tablename__ = "kb_artifact_parts"
+
+    artifact_id: Mapped[int] = mapped_column(
+        ForeignKey("kb_artifacts.id", ondelete="CASCADE"), primary_key=True
+    )
+    part: Mapped[int] = mapped_column(Integer, primary_key=True)
+    payload: Mapped[bytes] = mapped_column(LargeBinary)

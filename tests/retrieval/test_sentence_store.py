@@ -66,9 +66,11 @@ def test_a_new_version_replaces_the_old_and_a_broken_one_is_refused(tmp_path: Pa
     first = save_sentence_vectors(tmp_path, [sentence_key("a")], np.ones((1, 3), np.float32))
     second = save_sentence_vectors(tmp_path, [sentence_key("b")], np.ones((1, 3), np.float32))
     assert current_version(tmp_path) == second != first
-    assert not (tmp_path / first).exists()
+    assert (tmp_path / first).exists()  # a reader that read the old pointer still finds it
+    third = save_sentence_vectors(tmp_path, [sentence_key("b")], np.ones((1, 3), np.float32))
+    assert current_version(tmp_path) == third and not (tmp_path / first).exists()
     assert load_sentence_vectors(tmp_path).lookup(["a", "b"])[1].tolist() == [False, True]
-    (tmp_path / second / "vectors.npy").write_bytes(b"not an array")
+    (tmp_path / third / "vectors.npy").write_bytes(b"not an array")
     with pytest.raises(SentenceStoreError, match="unreadable"):
         load_sentence_vectors(tmp_path)
     with pytest.raises(SentenceStoreError, match="run ingest"):

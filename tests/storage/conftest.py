@@ -33,6 +33,8 @@ TABLES = (
     "api_tokens",
     "users",
     "cards",
+    "kb_artifact_parts",
+    "kb_artifacts",
 )
 
 

@@ -40,10 +40,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0005"
+        assert current_revision(engine) == head_revision() == "0006"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0005"
+        assert current_revision(engine) == "0006"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -56,7 +56,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0005"
+        assert current_revision(engine) == "0006"
     finally:
         engine.dispose()
 
@@ -298,7 +298,7 @@ def test_downgrades_keep_the_stored_turns(fresh_database_url: str) -> None:
                 ),
                 {"h": "0" * 64, "t": now},
             )
-        for revision in ("0004", "0003", "0002", "0001"):
+        for revision in ("0005", "0004", "0003", "0002", "0001"):
             downgrade(engine, revision)
             with engine.connect() as conn:
                 rows = [
