@@ -16,7 +16,7 @@ import pytest
 from hypothesis import is_hypothesis_test
 from jwks_host import JwksHost, SigningKey, ec_key, rsa_key
 from sqlalchemy.exc import OperationalError
-from testenv import HYPOTHESIS_PROFILE, IN_CI
+from testenv import HYPOTHESIS_PROFILE, IN_CI, PG_ADMIN_URL
 
 # Tests never reach a model hub and never send telemetry.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -30,9 +30,6 @@ os.environ.setdefault(
     "CITEWALL_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "citewall-test-models")
 )
 
-PG_ADMIN_URL = os.environ.get(
-    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_KB = REPO_ROOT / "kb" / "demo"
 

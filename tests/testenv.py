@@ -12,6 +12,10 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+#: A PostgreSQL server's maintenance database: tests create (and drop) their databases there.
+PG_ADMIN_URL = os.environ.get(
+    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
 #: Redis for the shared rate limit (scripts/services starts it); tests use unique key prefixes.
 REDIS_URL = os.environ.get("CITEWALL_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 

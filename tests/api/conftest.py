@@ -9,7 +9,6 @@ help pages and internal playbooks carrying ``CWLEAKT-``/``CWLEAKM-``/``CWLEAKB-`
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
 from collections.abc import Iterator
@@ -22,11 +21,9 @@ import pytest
 from fastapi.testclient import TestClient
 from jwks_host import JwksHost, SigningKey
 from pgdb import temporary_database
+from testenv import PG_ADMIN_URL
 
 KB_FILE = Path(__file__).parent / "kb" / "cards.jsonl"
-PG_ADMIN_URL = os.environ.get(
-    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
 CANARY = re.compile(r"CWLEAK([TMB])-[A-Z0-9]+")
 
 #: Questions the fixture KB answers from internal playbooks (so internal cards get cited).

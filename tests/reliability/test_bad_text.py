@@ -11,7 +11,6 @@ titles or excerpts. On SQLite and PostgreSQL (which refuses NUL and surrogates o
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 from markup import html_markup
 from pgdb import temporary_database
+from testenv import PG_ADMIN_URL
 
 from citewall.boundary.prose import prose_only
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
@@ -27,9 +27,6 @@ from citewall.text.cleaning import CONTROLS, INVISIBLE
 from .rig import Rig, build_rig, ingest_kb, make_settings
 from .sse import sse_events
 
-PG_ADMIN_URL = os.environ.get(
-    "CITEWALL_TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
 QUESTION = "How do I void a label I did not use?"
 
 #: Model replies with characters that must not get in, and what is stored in their place.
