@@ -67,14 +67,17 @@ class IngestReport:
     embed_s: float = 0.0
     total_s: float = 0.0
     ingest_version: int | None = None
+    #: On shared services: the artifact versions every replica now loads (name -> version).
+    shared_versions: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
+        shared = "".join(f"; replicas load {n} {v}" for n, v in self.shared_versions.items())
         return (
             f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
             f"deleted {self.deleted}, refused {self.refused} "
             f"({self.chunks_embedded} chunks and {self.sentences_embedded} sentences embedded "
             f"in {self.embed_s:.1f} s, "
-            f"total {self.total_s:.1f} s)"
+            f"total {self.total_s:.1f} s){shared}"
         )
 
 
@@ -201,8 +204,10 @@ def ingest_cards(
         sentences=moved or not sentences_in_sync(settings.sentences_dir, embedder),
     )
     if shared is not None:
-        push(shared, "bm25", settings.bm25_dir)
-        push(shared, "sentences", settings.sentences_dir)
+        for name, directory in (("bm25", settings.bm25_dir), ("sentences", settings.sentences_dir)):
+            pushed = push(shared, name, directory)
+            if pushed is not None:
+                report.shared_versions[name] = pushed
 
     if changed or removed:
         with session_factory() as session:
