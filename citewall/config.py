@@ -26,6 +26,9 @@ RerankerPrecision = Literal["fp32", "bf16", "int8"]
 #: The reranker the design names; loaded from the local model cache or a hub where reachable.
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
+#: Largest document file (PDF, DOCX, HTML, Markdown) ingest reads: checked before reading.
+DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024
+
 #: Limits of ``example_questions``: how many, and how long each.
 MAX_EXAMPLE_QUESTIONS = 12
 MAX_EXAMPLE_CHARS = 200
@@ -157,6 +160,11 @@ class Settings(BaseSettings):
         "are listed as knowledge gaps, with the not_found ones.",
     )
     chunk_max_words: int = Field(default=180, ge=20, le=2000)
+    document_max_bytes: int = Field(
+        default=DEFAULT_DOCUMENT_MAX_BYTES,
+        ge=1,
+        description="A document file larger than this is refused before it is read.",
+    )
 
     # -- corpus protection (docs/distillation.md) ---------------------------------------------
     exposure_budget_cards: int = Field(

@@ -1,7 +1,9 @@
-"""Read KB cards from JSONL files and folders of Markdown with YAML front matter.
+"""Read KB cards from JSONL files, Markdown with YAML front matter, and documents.
 
 Every problem becomes an ``IngestError`` naming the file, the line and the field; a bad card
 is refused and the rest of the batch still loads. A card's ``url`` must pass ``url_problem``.
+Documents (HTML, PDF, DOCX, Markdown without front matter) are converted and split by
+``citewall.ingest.documents``; this module finds the files and dispatches them.
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from citewall.config import DEFAULT_DOCUMENT_MAX_BYTES
 from citewall.errors import IngestError
+from citewall.ingest.documents.formats import (
+    MARKDOWN_SUFFIXES,
+    document_format,
+    starts_with_front_matter,
+)
+from citewall.ingest.documents.load import load_documents
+from citewall.ingest.documents.sidecar import SIDECAR_SUFFIX
 from citewall.kb.card import Card
 from citewall.kb.urls import url_problem
 
 CARD_FIELDS = ("id", "title", "body", "url", "license", "metadata")
-MARKDOWN_SUFFIXES = {".md", ".markdown"}
 
 
 @dataclass(slots=True)
@@ -173,25 +182,85 @@ def _add(result: LoadResult, raw: Any, *, path: str, line: int, lines: dict[str,
             result.unidentified += 1
 
 
-def _files(paths: Iterable[Path]) -> Iterable[tuple[Path, str]]:
-    for p in paths:
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in MARKDOWN_SUFFIXES:
-                    yield f, "md"
-                elif f.is_file() and f.suffix.lower() == ".jsonl":
-                    yield f, "jsonl"
-        elif p.suffix.lower() in MARKDOWN_SUFFIXES:
-            yield p, "md"
+@dataclass(slots=True)
+class _Found:
+    """The files under one given path: card files (``md`` or ``jsonl``), documents, sidecars,
+    and the folder document ids are relative to."""
+
+    root: Path
+    cards: list[tuple[Path, str]] = field(default_factory=list)
+    documents: list[Path] = field(default_factory=list)
+    sidecars: list[Path] = field(default_factory=list)
+
+
+def _is_document(path: Path) -> bool:
+    if document_format(path) is None:
+        return False
+    return path.suffix.lower() not in MARKDOWN_SUFFIXES or not starts_with_front_matter(path)
+
+
+def _is_sidecar(path: Path) -> bool:
+    name = path.name
+    return (
+        name.endswith(SIDECAR_SUFFIX)
+        and document_format(Path(name[: -len(SIDECAR_SUFFIX)])) is not None
+    )
+
+
+def _find(path: Path) -> _Found:
+    """What to load from ``path``: a folder is walked; a file is taken as its suffix says (any
+    suffix but a document's or Markdown's is read as JSONL, as before documents existed)."""
+    if not path.is_dir():
+        found = _Found(root=path.parent)
+        if _is_document(path):
+            found.documents.append(path)
         else:
-            yield p, "jsonl"
+            found.cards.append(
+                (path, "md" if path.suffix.lower() in MARKDOWN_SUFFIXES else "jsonl")
+            )
+        return found
+    found = _Found(root=path)
+    for f in sorted(path.rglob("*")):
+        if not f.is_file():
+            continue
+        if _is_document(f):
+            found.documents.append(f)
+        elif f.suffix.lower() in MARKDOWN_SUFFIXES:
+            found.cards.append((f, "md"))
+        elif f.suffix.lower() == ".jsonl":
+            found.cards.append((f, "jsonl"))
+        elif _is_sidecar(f):
+            found.sidecars.append(f)
+    return found
 
 
-def load_cards(paths: Sequence[Path | str]) -> LoadResult:
-    """Load every card under ``paths`` (JSONL files, Markdown files, folders of either).
+def _merge(
+    result: LoadResult, cards: Iterable[Card], file_of: dict[str, str], first_seen: dict[str, str]
+) -> None:
+    """Add ``cards`` to ``result``; an id seen before is refused, naming both places."""
+    for card in cards:
+        where = file_of[card.id]
+        if card.id in first_seen:
+            result.errors.append(
+                IngestError(
+                    f"duplicate card id {card.id!r} (first seen in {first_seen[card.id]})",
+                    path=where,
+                    field="id",
+                )
+            )
+            continue
+        first_seen[card.id] = where
+        result.cards.append(card)
+
+
+def load_cards(
+    paths: Sequence[Path | str], *, document_max_bytes: int = DEFAULT_DOCUMENT_MAX_BYTES
+) -> LoadResult:
+    """Load every card under ``paths`` (JSONL files, Markdown files, documents, folders of any).
 
     A missing path, an unreadable file or an invalid card is an error in the result; other
     cards still load. A card id seen twice is refused the second time (naming both places).
+    A document file over ``document_max_bytes`` is refused before it is read.
 
     >>> load_cards([]).cards
     []
@@ -204,21 +273,19 @@ def load_cards(paths: Sequence[Path | str]) -> LoadResult:
             result.errors.append(IngestError("no such file or directory", path=str(path)))
             result.unidentified += 1
             continue
-        for file, kind in _files([path]):
+        found = _find(path)
+        for file, kind in found.cards:
             part = load_markdown(file) if kind == "md" else load_jsonl(file)
             result.errors.extend(part.errors)
             result.refused_ids |= part.refused_ids
             result.unidentified += part.unidentified
-            for card in part.cards:
-                if card.id in first_seen:
-                    result.errors.append(
-                        IngestError(
-                            f"duplicate card id {card.id!r} (first seen in {first_seen[card.id]})",
-                            path=str(file),
-                            field="id",
-                        )
-                    )
-                    continue
-                first_seen[card.id] = str(file)
-                result.cards.append(card)
+            _merge(result, part.cards, {c.id: str(file) for c in part.cards}, first_seen)
+        if found.documents or found.sidecars:
+            docs = load_documents(
+                found.root, found.documents, max_bytes=document_max_bytes, sidecars=found.sidecars
+            )
+            result.errors.extend(docs.errors)
+            result.unidentified += docs.unidentified
+            file_of = {c.id: str(found.root / str(c.metadata["path"])) for c in docs.cards}
+            _merge(result, docs.cards, file_of, first_seen)
     return result

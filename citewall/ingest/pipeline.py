@@ -236,7 +236,7 @@ def ingest_paths(
     >>> # ingest_paths(["kb/demo/cards.jsonl"], load_settings()).summary()
     """
     t0 = time.perf_counter()
-    loaded = load_cards(paths)
+    loaded = load_cards(paths, document_max_bytes=settings.document_max_bytes)
     report = IngestReport(refused=len(loaded.errors), errors=list(loaded.errors))
     if embedder is None:
         embedder = load_embedder(settings)

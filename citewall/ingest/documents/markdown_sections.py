@@ -1,0 +1,128 @@
+"""Split Markdown (a Markdown file, or HTML and DOCX converted to it) at its headings.
+
+Headings are found by markdown-it-py's CommonMark parser, so ``#`` lines in code blocks, setext
+headings and headings inside lists are told apart as a renderer would. A document of at most
+``MAX_WORDS`` words is one card. A longer one is cut at H1 and H2; a section still over the cap
+is cut at its H3s; then ``sections`` joins the small ones and cuts what is still too long.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from citewall.ingest.documents.sections import (
+    MAX_WORDS,
+    MIN_WORDS,
+    AnchoredSection,
+    Section,
+    cap_sections,
+    finish,
+    merge_small,
+)
+
+#: Headings at this level or above start a card; deeper ones only in a section over the cap.
+SPLIT_LEVEL = 2
+
+_PARSER = MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A top-level heading: its level (1-6), text and lines ``[start, end)`` in the source."""
+
+    level: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class SplitMarkdown:
+    """The sections of a Markdown document and the title its first heading gives, if an H1."""
+
+    first_h1: str | None
+    sections: list[AnchoredSection]
+
+
+def _inline_text(token: Token) -> str:
+    """A heading's words without Markdown: emphasis and link syntax dropped, code kept."""
+    parts = []
+    for child in token.children or []:
+        if child.type in {"text", "code_inline"}:
+            parts.append(child.content)
+        elif child.type in {"softbreak", "hardbreak"}:
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
+def headings(markdown: str) -> list[Heading]:
+    """The document's top-level headings, in order.
+
+    >>> [(h.level, h.text) for h in headings("# A *b*\\n\\n```\\n# no\\n```\\n\\nC\\n---\\n")]
+    [(1, 'A b'), (2, 'C')]
+    """
+    tokens = _PARSER.parse(markdown)
+    out: list[Heading] = []
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.map is not None:
+            start, end = token.map
+            out.append(Heading(int(token.tag[1:]), _inline_text(tokens[i + 1]), start, end))
+    return out
+
+
+def _text(lines: list[str], start: int, end: int) -> str:
+    return "\n".join(lines[start:end]).strip()
+
+
+def _spans(
+    heads: list[Heading], start: int, end: int, level: int
+) -> list[tuple[str | None, int, int]]:
+    """``[start, end)`` cut at its headings of ``level`` or above: (heading, first line, end)
+    for the text before the first of them (heading None), then one per heading."""
+    cuts = [h for h in heads if start <= h.start < end and h.level <= level]
+    out: list[tuple[str | None, int, int]] = [(None, start, cuts[0].start if cuts else end)]
+    for i, head in enumerate(cuts):
+        out.append((head.text, head.end, cuts[i + 1].start if i + 1 < len(cuts) else end))
+    return out
+
+
+def _one_card_body(lines: list[str], title_heading: Heading | None) -> str:
+    """The whole text; the title heading is the card's title, not a line of its text."""
+    if title_heading is None:
+        return _text(lines, 0, len(lines))
+    before = _text(lines, 0, title_heading.start)
+    after = _text(lines, title_heading.end, len(lines))
+    return "\n\n".join(part for part in (before, after) if part)
+
+
+def split_markdown(
+    markdown: str, *, max_words: int = MAX_WORDS, min_words: int = MIN_WORDS
+) -> SplitMarkdown:
+    """Sections of ``markdown`` (see the module docstring); the first heading if it is an H1.
+
+    >>> doc = split_markdown("# Guide\\n\\nShort guide.")
+    >>> doc.first_h1, [(a.anchor, a.section.body) for a in doc.sections]
+    ('Guide', [(None, 'Short guide.')])
+    """
+    lines = markdown.splitlines()
+    heads = headings(markdown)
+    first_h1 = heads[0].text if heads and heads[0].level == 1 else None
+    if len(markdown.split()) <= max_words:
+        body = _one_card_body(lines, heads[0] if first_h1 is not None else None)
+        return SplitMarkdown(first_h1, finish([Section(None, body)]))
+    sections: list[Section] = []
+    for name, start, end in _spans(heads, 0, len(lines), SPLIT_LEVEL):
+        if len(_text(lines, start, end).split()) <= max_words:
+            sections.append(Section(name, _text(lines, start, end)))
+            continue
+        for sub, sub_start, sub_end in _spans(heads, start, end, SPLIT_LEVEL + 1):
+            full = sub if name is None else name if sub is None else f"{name} / {sub}"
+            sections.append(Section(full, _text(lines, sub_start, sub_end)))
+    # A heading straight above another has no text of its own: it is not a card.
+    sections = [s for s in sections if s.body]
+    return SplitMarkdown(
+        first_h1, finish(cap_sections(merge_small(sections, min_words), max_words))
+    )
