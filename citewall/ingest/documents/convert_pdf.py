@@ -41,11 +41,15 @@ def _outline(reader: PdfReader) -> list[tuple[str, int]]:
     return out
 
 
+#: Titles PDF writers fill in when the author gave none: the file name is a better title.
+_PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document"})
+
+
 def _title(reader: PdfReader) -> str | None:
     meta = reader.metadata
     raw = meta.title if meta is not None else None
     title = " ".join(clean_text(str(raw)).split()) if raw else ""
-    return title or None
+    return title if title and title.lower() not in _PLACEHOLDER_TITLES else None
 
 
 def read_pdf(data: bytes, path: str) -> PdfText:

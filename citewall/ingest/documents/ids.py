@@ -58,7 +58,7 @@ def path_slug(path: str) -> str:
     >>> path_slug("Guides/Refund Playbook.pdf")
     'guides.refund-playbook-pdf'
     """
-    return ".".join(slug(part) or "x" for part in PurePosixPath(path).parts)
+    return ".".join(slug(part) or "x" for part in PurePosixPath(path).parts) or "x"
 
 
 def anchors(headings: Sequence[str | None]) -> list[str]:

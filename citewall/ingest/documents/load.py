@@ -89,8 +89,8 @@ def decode_utf8(data: bytes, path: str) -> str:
 
 
 def _markdown_sections(converted: ConvertedText) -> tuple[str | None, list[AnchoredSection]]:
-    split = split_markdown(converted.markdown)
-    return converted.title or split.first_h1, split.sections
+    split = split_markdown(converted.markdown, title=converted.title)
+    return split.title, split.sections
 
 
 def convert(

@@ -41,9 +41,10 @@ class Heading:
 
 @dataclass(frozen=True, slots=True)
 class SplitMarkdown:
-    """The sections of a Markdown document and the title its first heading gives, if an H1."""
+    """The sections of a Markdown document and its title (the one given, else its first
+    heading when that is an H1, else None)."""
 
-    first_h1: str | None
+    title: str | None
     sections: list[AnchoredSection]
 
 
@@ -99,22 +100,35 @@ def _one_card_body(lines: list[str], title_heading: Heading | None) -> str:
 
 
 def split_markdown(
-    markdown: str, *, max_words: int = MAX_WORDS, min_words: int = MIN_WORDS
+    markdown: str,
+    *,
+    title: str | None = None,
+    max_words: int = MAX_WORDS,
+    min_words: int = MIN_WORDS,
 ) -> SplitMarkdown:
-    """Sections of ``markdown`` (see the module docstring); the first heading if it is an H1.
+    """Sections of ``markdown`` (see the module docstring).
+
+    ``title`` is the title the document states elsewhere (HTML ``<title>``, DOCX core title).
+    A first heading that is an H1 and matches it (or there is none) is the title heading: it
+    names the document, so the text under it is the document's lead, not a section of its own.
 
     >>> doc = split_markdown("# Guide\\n\\nShort guide.")
-    >>> doc.first_h1, [(a.anchor, a.section.body) for a in doc.sections]
+    >>> doc.title, [(a.anchor, a.section.body) for a in doc.sections]
     ('Guide', [(None, 'Short guide.')])
     """
     lines = markdown.splitlines()
     heads = headings(markdown)
-    first_h1 = heads[0].text if heads and heads[0].level == 1 else None
+    first = heads[0] if heads and heads[0].level == 1 else None
+    title_head = first if first is not None and title in {None, first.text} else None
+    title = title or (first.text if first is not None else None)
+    heading_lines = {n for h in heads for n in range(h.start, h.end)}
+    if not any(line.strip() for n, line in enumerate(lines) if n not in heading_lines):
+        return SplitMarkdown(title, [])  # only headings: nothing to answer from
     if len(markdown.split()) <= max_words:
-        body = _one_card_body(lines, heads[0] if first_h1 is not None else None)
-        return SplitMarkdown(first_h1, finish([Section(None, body)]))
+        return SplitMarkdown(title, finish([Section(None, _one_card_body(lines, title_head))]))
     sections: list[Section] = []
-    for name, start, end in _spans(heads, 0, len(lines), SPLIT_LEVEL):
+    for heading, start, end in _spans(heads, 0, len(lines), SPLIT_LEVEL):
+        name = None if title_head is not None and start == title_head.end else heading
         if len(_text(lines, start, end).split()) <= max_words:
             sections.append(Section(name, _text(lines, start, end)))
             continue
@@ -123,6 +137,4 @@ def split_markdown(
             sections.append(Section(full, _text(lines, sub_start, sub_end)))
     # A heading straight above another has no text of its own: it is not a card.
     sections = [s for s in sections if s.body]
-    return SplitMarkdown(
-        first_h1, finish(cap_sections(merge_small(sections, min_words), max_words))
-    )
+    return SplitMarkdown(title, finish(cap_sections(merge_small(sections, min_words), max_words)))
