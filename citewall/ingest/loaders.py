@@ -235,11 +235,10 @@ def _find(path: Path) -> _Found:
 
 
 def _merge(
-    result: LoadResult, cards: Iterable[Card], file_of: dict[str, str], first_seen: dict[str, str]
+    result: LoadResult, placed: Iterable[tuple[Card, str]], first_seen: dict[str, str]
 ) -> None:
-    """Add ``cards`` to ``result``; an id seen before is refused, naming both places."""
-    for card in cards:
-        where = file_of[card.id]
+    """Add each (card, its file) to ``result``; an id seen before is refused, naming both."""
+    for card, where in placed:
         if card.id in first_seen:
             result.errors.append(
                 IngestError(
@@ -279,13 +278,13 @@ def load_cards(
             result.errors.extend(part.errors)
             result.refused_ids |= part.refused_ids
             result.unidentified += part.unidentified
-            _merge(result, part.cards, {c.id: str(file) for c in part.cards}, first_seen)
+            _merge(result, ((card, str(file)) for card in part.cards), first_seen)
         if found.documents or found.sidecars:
             docs = load_documents(
                 found.root, found.documents, max_bytes=document_max_bytes, sidecars=found.sidecars
             )
             result.errors.extend(docs.errors)
             result.unidentified += docs.unidentified
-            file_of = {c.id: str(found.root / str(c.metadata["path"])) for c in docs.cards}
-            _merge(result, docs.cards, file_of, first_seen)
+            placed = ((card, str(found.root / card.metadata["path"])) for card in docs.cards)
+            _merge(result, placed, first_seen)
     return result
