@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reliability.rig import ingest_kb, make_settings
 
 from citewall.config import DEFAULT_DOCUMENT_MAX_BYTES
 from citewall.ingest.loaders import load_cards
@@ -107,3 +108,14 @@ def test_a_document_whose_card_does_not_validate_gives_no_card(tmp_path: Path) -
     [err] = result.errors
     assert (err.path, err.line, err.field) == (str(tmp_path / "long.md.yaml"), 1, "metadata")
     assert "NUL character" in str(err)
+
+
+def test_ingest_takes_the_cap_from_citewall_document_max_bytes(
+    tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWALL_DOCUMENT_MAX_BYTES", "1000")
+    write(tmp_path / "kb" / "small.md", GOOD_TEXT)
+    write(tmp_path / "kb" / "large.md", words("large", 300))
+    report = ingest_kb(make_settings(tmp_path / "data"), embedder, tmp_path / "kb")
+    assert (report.added, report.refused) == (1, 1), report.summary()
+    assert "over the 1,000 byte limit" in str(report.errors[0])
