@@ -29,13 +29,17 @@ _GONE = frozenset({404, 410})
 
 class FetchRefused(Exception):
     """A URL the crawler did not get, and why. ``gone``: the server says it no longer exists
-    (404, 410), or robots.txt now forbids it; the page's card may then be pruned."""
+    (404, 410), or robots.txt now forbids it; the page's card may then be pruned. ``status``:
+    the HTTP status that refused it, if one did."""
 
-    def __init__(self, url: str, reason: str, *, gone: bool = False) -> None:
+    def __init__(
+        self, url: str, reason: str, *, gone: bool = False, status: int | None = None
+    ) -> None:
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
         self.gone = gone
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,6 @@ class Validators:
 class Fetched:
     """A response the crawler accepted: 200 with its body, or 304 (``not_modified``)."""
 
-    requested: str
     #: The canonical form of the URL that answered, after redirects.
     url: str
     not_modified: bool
@@ -112,7 +115,6 @@ class Fetcher:
                 network_s += time.perf_counter() - t0
             if isinstance(location, _Body):
                 return Fetched(
-                    requested=url,
                     url=canonical_url(current),
                     not_modified=location.status == 304,
                     media_type=location.media_type,
@@ -152,10 +154,9 @@ class Fetcher:
                     if not headers:
                         raise FetchRefused(url, "HTTP 304 to a request that was not conditional")
                     return _Body(304, "", None, b"", _validators(response))
-                if status in _GONE:
-                    raise FetchRefused(url, f"HTTP {status} ({response.reason_phrase})", gone=True)
                 if status != 200:
-                    raise FetchRefused(url, f"HTTP {status} ({response.reason_phrase})")
+                    reason = f"HTTP {status} ({response.reason_phrase})"
+                    raise FetchRefused(url, reason, gone=status in _GONE, status=status)
                 body = _read_capped(url, response, limits.max_bytes, deadline, limits.timeout_s)
                 content_type = response.headers.get("content-type", "")
                 media_type = content_type.split(";", 1)[0].strip().lower()

@@ -33,10 +33,6 @@ class HostPacer:
         with self._lock:
             self._delays[host] = max(self._delays.get(host, self._default), delay_s)
 
-    def delay_of(self, host: str) -> float:
-        with self._lock:
-            return self._delays.get(host, self._default)
-
     def wait(self, host: str) -> None:
         """Block until ``host`` may be sent the next request."""
         with self._lock:

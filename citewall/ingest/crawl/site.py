@@ -150,7 +150,7 @@ class _Crawler:
         try:
             fetched = self.fetcher.get(url, site, self.limits, robots=None)
         except FetchRefused as exc:
-            if exc.reason.startswith("HTTP 4"):
+            if exc.status is not None and 400 <= exc.status < 500:
                 return allow_all(agent)
             return unreachable(agent, exc.reason)
         return parse_robots(fetched.body, agent)
