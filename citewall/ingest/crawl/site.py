@@ -41,6 +41,7 @@ from citewall.ingest.crawl.sitemap import (
 )
 from citewall.ingest.crawl.transport import crawl_client
 from citewall.kb.card import Card
+from citewall.kb.urls import url_problem
 
 #: What a page must be served as to be read as one.
 HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -108,13 +109,14 @@ class CrawlResult:
 def plan_sites(entries: Sequence[str]) -> dict[Site, list[str]]:
     """The entries grouped by site, in order; raises ``IngestError`` naming a bad entry."""
     plan: dict[Site, list[str]] = {}
-    for entry in entries:
+    for entry in (e.strip() for e in entries):
         try:
-            site = site_of(entry.strip())
+            site = site_of(entry)
         except ValueError as exc:
-            raise IngestError(f"not a URL the crawler can read ({exc})", path=entry) from None
+            problem = url_problem(entry) or str(exc)
+            raise IngestError(f"not a URL the crawler can read: {problem}", path=entry) from None
         urls = plan.setdefault(site, [])
-        if (url := canonical_url(entry.strip())) not in urls:
+        if (url := canonical_url(entry)) not in urls:
             urls.append(url)
     if not plan:
         raise IngestError("no --site URL given")
