@@ -271,6 +271,50 @@ class Settings(BaseSettings):
         "from their pages (CORS), a JSON list: ['https://help.example.com'].",
     )
 
+    # -- crawling a help center (citewall ingest --site; docs/knowledge.md) --------------------
+    crawl_allow_private: bool = Field(
+        default=False,
+        description="Let the crawler connect to private, loopback and link-local addresses. "
+        "Off, a page whose host resolves there is refused (a sitemap must not reach the "
+        "internal network); tests and benchmarks on a local server turn it on.",
+    )
+    crawl_concurrency: int = Field(
+        default=4, ge=1, le=32, description="Pages fetched at once (all sites together)."
+    )
+    crawl_delay_s: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=60.0,
+        description="Least time between two requests to one host; a robots.txt Crawl-delay "
+        "or Request-rate asking for more wins.",
+    )
+    crawl_timeout_s: float = Field(
+        default=15.0,
+        gt=0.0,
+        le=300.0,
+        description="Longest one response may take, connection to last byte; past it the URL "
+        "is refused as timed out.",
+    )
+    crawl_max_bytes: int = Field(
+        default=5_000_000,
+        ge=1024,
+        le=100_000_000,
+        description="Largest page body read; a larger page is refused without reading it all.",
+    )
+    crawl_max_pages: int = Field(
+        default=10_000,
+        ge=1,
+        le=1_000_000,
+        description="Most pages one ingest fetches; pages past it are refused and --prune is "
+        "skipped for their site (its list was not read to the end).",
+    )
+    crawl_user_agent: str = Field(
+        default="citewall-crawler/0.1",
+        min_length=1,
+        max_length=200,
+        description="The User-Agent the crawler sends and matches robots.txt groups with.",
+    )
+
     # -- API limits ----------------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -355,6 +399,16 @@ class Settings(BaseSettings):
         parts = urlsplit(value)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host")
+        return value
+
+    @field_validator("crawl_user_agent")
+    @classmethod
+    def _check_user_agent(cls, value: str) -> str:
+        if not all(" " <= ch <= "~" for ch in value) or value != value.strip():
+            raise ValueError(
+                "must be printable ASCII without leading or trailing spaces, "
+                "e.g. 'citewall-crawler/0.1 (+https://help.example.com/bot)'"
+            )
         return value
 
     @field_validator("embed_origins")

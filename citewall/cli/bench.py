@@ -1,4 +1,5 @@
-"""`citewall bench retrieval | api`: latency per retrieval stage and size; API load.
+"""`citewall bench retrieval | api | models | answering | crawl`: latency per retrieval stage
+and size; API load; model runtimes; follow-ups and abstention; crawling a help center.
 
 Development commands: they measure on the demo KB and labelled questions of a source checkout
 (``citewall.evals.data``).
@@ -19,7 +20,7 @@ from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
     help="Benchmarks: retrieval latency per stage and size; API load; torch vs onnx models; the "
-    "cost of follow-up condensation and abstention.",
+    "cost of follow-up condensation and abstention; crawling a help center.",
     no_args_is_help=True,
 )
 
@@ -204,6 +205,39 @@ def answering(
             finally:
                 ws.close()
     _write(out, "bench_answering", report, markdown(report))
+
+
+@app.command("crawl")
+def crawl(
+    pages: int = typer.Option(500, "--pages", min=1, max=20_000, help="Pages in the local site."),
+    concurrency: int | None = typer.Option(
+        None,
+        "--concurrency",
+        min=1,
+        max=32,
+        help="Crawl threads (default CITEWALL_CRAWL_CONCURRENCY).",
+    ),
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
+) -> None:
+    """`citewall ingest --site` on a local help center: pages/s; fetching vs extraction vs
+    embedding; a re-ingest answered by 304s."""
+    with cli_errors():
+        # Deferred: models, indexes and trafilatura cost seconds to import.
+        from citewall.config import get_settings
+        from citewall.evals.bench.crawl import markdown, run
+        from citewall.ingest.loaders import load_cards
+        from citewall.retrieval.embedder import load_embedder
+
+        settings = get_settings()
+        if concurrency is not None:
+            settings = settings.model_copy(update={"crawl_concurrency": concurrency})
+        report = run(
+            settings,
+            demo=load_cards([require(DEMO_CARDS)]).cards,
+            pages=pages,
+            embedder=load_embedder(settings),
+        )
+    _write(out, "bench_crawl", report, markdown(report))
 
 
 def _write(out: Path, name: str, result: dict[str, Any], md: str) -> None:

@@ -1,4 +1,5 @@
-"""`citewall ingest PATH... [--prune]`: load, validate and index KB cards incrementally."""
+"""`citewall ingest PATH... [--prune]`: load, validate and index KB cards incrementally;
+`citewall ingest --site URL... [--license L] [--prune]`: crawl a help center into external cards."""
 
 from __future__ import annotations
 
@@ -7,17 +8,56 @@ from pathlib import Path
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.errors import UserError
+
+
+def _site_entries(sites: list[str], site_file: Path | None) -> list[str]:
+    """The --site URLs, then those of --site-file (one a line; blank lines and # comments out)."""
+    entries = list(sites)
+    if site_file is not None:
+        try:
+            lines = site_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{site_file}: cannot read the URL list ({exc})") from None
+        entries += [s for line in lines if (s := line.strip()) and not s.startswith("#")]
+    return entries
 
 
 def ingest(
-    paths: list[Path] = typer.Argument(..., help="JSONL files and/or folders of Markdown cards."),
+    paths: list[Path] = typer.Argument(
+        None, help="JSONL files and/or folders of Markdown cards (or --site)."
+    ),
+    sites: list[str] = typer.Option(
+        [],
+        "--site",
+        help="A help center's sitemap (or sitemap index) URL, or a single page URL; repeatable.",
+    ),
+    site_file: Path | None = typer.Option(
+        None, "--site-file", help="A file of --site URLs, one a line (# comments)."
+    ),
+    license: str | None = typer.Option(
+        None, "--license", help="Licence of the crawled pages (e.g. CC-BY-4.0), shown with them."
+    ),
     prune: bool = typer.Option(
-        False, "--prune", help="Delete indexed cards that are absent from PATHs."
+        False,
+        "--prune",
+        help="Delete indexed cards that are absent from PATHs; with --site, only that site's "
+        "pages that are no longer listed.",
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Ingest cards. Unchanged cards are skipped; refused cards are listed (exit 1)."""
     with cli_errors():
+        entries = _site_entries(sites, site_file)
+        if entries and paths:
+            raise UserError("give PATHs or --site, not both (run citewall ingest twice)")
+        if not entries and not paths:
+            raise UserError("nothing to ingest: give PATHs or --site URL")
+        if entries:
+            _ingest_sites(entries, license, prune, progress)
+            return
+        if license is not None:
+            raise UserError("--license applies to --site (cards in files carry their own)")
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.ingest.pipeline import ingest_paths
@@ -25,6 +65,24 @@ def ingest(
         report = ingest_paths(paths, get_settings(), prune=prune, progress=progress)
     for err in report.errors:
         typer.echo(f"refused: {err}", err=True)
+    typer.echo(report.summary())
+    if report.refused:
+        raise typer.Exit(1)
+
+
+def _ingest_sites(entries: list[str], license: str | None, prune: bool, progress: bool) -> None:
+    """Crawl and ingest; refusals (URL: reason) and notes on stderr, the summary on stdout."""
+    # Deferred: the models, indexes and trafilatura take seconds to import.
+    from citewall.config import get_settings
+    from citewall.ingest.crawl.run import ingest_sites
+
+    report = ingest_sites(entries, get_settings(), license=license, prune=prune, progress=progress)
+    for refusal in report.refused:
+        typer.echo(f"refused: {refusal.url}: {refusal.reason}", err=True)
+    for url, kept in report.duplicates:
+        typer.echo(f"duplicate: {url}: same page as {kept}", err=True)
+    for note in report.notes:
+        typer.echo(f"note: {note}", err=True)
     typer.echo(report.summary())
     if report.refused:
         raise typer.Exit(1)

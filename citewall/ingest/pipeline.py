@@ -153,10 +153,15 @@ def ingest_cards(
     session_factory: Callable[[], Any],
     prune: bool = False,
     keep_ids: set[str] | None = None,
+    prune_scope: tuple[str, ...] | None = None,
     progress: bool = True,
     report: IngestReport | None = None,
 ) -> IngestReport:
-    """Ingest already-validated ``cards`` (see module docstring for the write order)."""
+    """Ingest already-validated ``cards`` (see module docstring for the write order).
+
+    ``prune_scope``: id prefixes pruning is confined to (a crawled site's cards); None prunes
+    every card absent from ``cards`` and ``keep_ids``.
+    """
     report = report or IngestReport()
     t_start = time.perf_counter()
     index = open_vector_index(settings)
@@ -182,7 +187,10 @@ def ingest_cards(
             report.added += 1
 
     present = {c.id for c in cards} | (keep_ids or set())
-    removed = sorted((set(db_hashes) | set(indexed)) - present) if prune else []
+    absent = (set(db_hashes) | set(indexed)) - present
+    if prune_scope is not None:
+        absent = {card_id for card_id in absent if card_id.startswith(prune_scope)}
+    removed = sorted(absent) if prune else []
     report.deleted = len(removed)
 
     new_records = [r for card in changed for r in chunk_card(card, settings.chunk_max_words)]

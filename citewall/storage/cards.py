@@ -156,3 +156,10 @@ def list_cards(
             )
         )
     return rows, total
+
+
+def cards_with_id_prefix(session: Session, prefix: str) -> list[CardRow]:
+    """Every card whose id starts with ``prefix`` (a crawled site's cards), by id."""
+    with storage_errors(session, f"reading the cards under {prefix!r}"):
+        query = select(CardRow).where(CardRow.id.startswith(prefix, autoescape=True))
+        return list(session.scalars(query.order_by(CardRow.id)))

@@ -1,0 +1,107 @@
+"""An httpx client that checks the address it actually connects to.
+
+Resolving a host, checking its addresses and then letting httpx resolve it again would leave a
+window for DNS rebinding (the second answer can differ). Here the check happens where the
+connection is opened: ``GuardedBackend.connect_tcp`` resolves the host once, refuses it if any
+address it resolves to is refused by ``addresses.address_problem``, and connects to those very
+addresses. TLS still verifies the certificate against the host name. The client ignores proxy
+environment variables (``trust_env=False``): a proxy would connect on the crawler's behalf and
+defeat the check.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterable
+
+import httpcore
+import httpx
+
+from citewall.ingest.crawl.addresses import address_problem
+
+#: httpcore's type of a socket option.
+SocketOption = (
+    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+)
+
+
+class AddressRefused(Exception):
+    """A host resolves to an address the crawler may not connect to (the message says which)."""
+
+
+class GuardedBackend(httpcore.NetworkBackend):
+    """httpcore's synchronous backend, connecting only to allowed addresses."""
+
+    def __init__(self, *, allow_private: bool) -> None:
+        self._allow_private = allow_private
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.NetworkStream:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        for address in addresses:
+            if problem := address_problem(address, allow_private=self._allow_private):
+                raise AddressRefused(f"{host} resolves to a {problem}")
+        last: Exception | None = None
+        for address in addresses:
+            try:
+                return self._inner.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        raise last or httpcore.ConnectError(f"{host} resolves to no address")
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.NetworkStream:
+        raise AddressRefused(f"the crawler does not connect to Unix sockets ({path})")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class GuardedTransport(httpx.HTTPTransport):
+    """httpx's transport with its connections opened by a ``GuardedBackend``.
+
+    httpx takes no network backend, so the connection pool it builds is replaced by the same
+    httpcore ``ConnectionPool`` (public API) given one.
+    """
+
+    def __init__(self, backend: GuardedBackend, *, max_connections: int) -> None:
+        super().__init__(trust_env=False)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections,
+            network_backend=backend,
+        )
+
+
+def crawl_client(
+    *, allow_private: bool, max_connections: int, timeout_s: float, user_agent: str
+) -> httpx.Client:
+    """The client every crawl request goes through; redirects are followed by the fetcher
+    itself, one checked hop at a time."""
+    return httpx.Client(
+        transport=GuardedTransport(
+            GuardedBackend(allow_private=allow_private), max_connections=max_connections
+        ),
+        timeout=httpx.Timeout(timeout_s),
+        headers={"User-Agent": user_agent},
+        follow_redirects=False,
+        trust_env=False,
+    )
