@@ -118,6 +118,9 @@ class KBPoint:
     sentence_units: int
     build_s: float
     rss_kb: int
+    #: The private part of ``rss_kb`` (RssAnon: heap, Chroma's HNSW graph); the rest is mapped
+    #: files (the sentence vectors, libraries), shared between workers through the page cache.
+    anon_rss_kb: int
     peak_rss_kb: int
     disk_bytes: dict[str, int]
 
@@ -405,12 +408,13 @@ def kb_point(
             ask_ms(client, served, token, "search", question)
             ask_ms(client, served, token, "chat", question)
         pid = served.process.pid
-        rss, peak = read_rss_kb(pid), read_rss_kb(pid, "VmHWM")
+        rss, anon, peak = (read_rss_kb(pid, f) for f in ("VmRSS", "RssAnon", "VmHWM"))
     return KBPoint(
         chunks=report.chunks_embedded,
         sentence_units=report.sentences_embedded,
         build_s=round(build_s, 1),
         rss_kb=rss or 0,
+        anon_rss_kb=anon or 0,
         peak_rss_kb=peak or 0,
         disk_bytes={
             "chroma": directory_bytes(s.chroma_dir),

@@ -63,7 +63,10 @@ def memory_fits(points: Sequence[KBPoint], plan: Plan) -> list[FitRow]:
     if len({p.chunks for p in points}) < 2:
         return []
     xs = [float(p.chunks) for p in points]
-    series = {"process RSS": [p.rss_kb * 1024 / MB for p in points]}
+    series = {
+        "process RSS": [p.rss_kb * 1024 / MB for p in points],
+        "process RSS, private (RssAnon)": [p.anon_rss_kb * 1024 / MB for p in points],
+    }
     series |= {f"disk: {k}": [p.disk_bytes.get(k, 0) / MB for p in points] for k in DISK_PARTS}
     rows: list[FitRow] = []
     for name, ys in series.items():
@@ -162,16 +165,15 @@ def _work_table(report: CapacityReport) -> list[str]:
 
 def _growth_table(report: CapacityReport, plan: Plan) -> list[str]:
     lines = [
-        "| chunks | sentence units | build s | process RSS, MB | peak RSS, MB | "
-        + " | ".join(f"{k}, MB" for k in DISK_PARTS)
-        + " |",
-        "|---|---|---|---|---|" + "---|" * len(DISK_PARTS),
+        "| chunks | sentence units | build s | process RSS, MB | private (RssAnon), MB | "
+        "peak RSS, MB | " + " | ".join(f"{k}, MB" for k in DISK_PARTS) + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(DISK_PARTS),
     ]
     for p in report.kb_growth:
         disk = " | ".join(f"{p.disk_bytes.get(k, 0) / MB:.1f}" for k in DISK_PARTS)
         lines.append(
             f"| {p.chunks:,} | {p.sentence_units:,} | {p.build_s} | {_mb(p.rss_kb)} | "
-            f"{_mb(p.peak_rss_kb)} | {disk} |"
+            f"{_mb(p.anon_rss_kb)} | {_mb(p.peak_rss_kb)} | {disk} |"
         )
     fits = memory_fits(report.kb_growth, plan)
     if fits:

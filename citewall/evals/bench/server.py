@@ -129,7 +129,7 @@ def worker_pids(pid: int) -> list[int]:
 
 def read_rss_kb(pid: int, field: str = "VmRSS") -> int | None:
     """Resident set size of ``pid`` in kB (``field`` of /proc/<pid>/status: VmRSS now, VmHWM
-    its peak); None when the process is gone or there is no /proc."""
+    its peak, RssAnon its private part); None when the process is gone or there is no /proc."""
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
             if line.startswith(f"{field}:"):
