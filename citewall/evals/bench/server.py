@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -103,6 +103,40 @@ def process_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc; empty where there is none)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            # The command name (field 2) is in parentheses and may hold spaces.
+            fields = stat.read_text(encoding="ascii").rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                children.append(int(stat.parent.name))
+    return sorted(children)
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The worker processes of ``citewall serve --workers N`` running as ``pid``: its children
+    started by multiprocessing's spawn (not its resource tracker). Empty for one worker, which
+    is ``pid`` itself."""
+    workers = []
+    for child in child_pids(pid):
+        with contextlib.suppress(OSError):
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                workers.append(child)
+    return workers
+
+
+def read_rss_kb(pid: int, field: str = "VmRSS") -> int | None:
+    """Resident set size of ``pid`` in kB (``field`` of /proc/<pid>/status: VmRSS now, VmHWM
+    its peak, RssAnon its private part); None when the process is gone or there is no /proc."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Served:
     """A running server: its base URL and process (for CPU and RSS readings)."""
@@ -112,16 +146,19 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(env: dict[str, str], log: Path | None = None) -> Iterator[Served]:
+def serving(
+    env: dict[str, str], log: Path | None = None, args: Sequence[str] = ()
+) -> Iterator[Served]:
     """``citewall serve`` on a free loopback port until the block ends; ready when /readyz
-    answers 200. ``RuntimeError`` if it exits or is not ready in time."""
+    answers 200. ``args`` are added to ``serve``'s (e.g. ``--workers 2``; then /readyz answers
+    once any one worker is ready). ``RuntimeError`` if it exits or is not ready in time."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(log.open("wb")) if log else subprocess.DEVNULL
         command = [sys.executable, "-m", "citewall.cli.main", "serve"]
         proc = subprocess.Popen(
-            [*command, "--host", "127.0.0.1", "--port", str(port)],
+            [*command, "--host", "127.0.0.1", "--port", str(port), *args],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
