@@ -25,7 +25,9 @@ def _site_entries(sites: list[str], site_file: Path | None) -> list[str]:
 
 def ingest(
     paths: list[Path] = typer.Argument(
-        None, help="JSONL files and/or folders of Markdown cards (or --site)."
+        None,
+        help="JSONL files, Markdown cards, and folders of them or of documents (PDF, DOCX, "
+        "HTML, Markdown without front matter: internal cards); or --site.",
     ),
     sites: list[str] = typer.Option(
         [],

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from citewall.evals.bench.server import free_port
+from citewall.evals.bench.server import free_port, read_rss_kb
 
 VENV_BIN = Path(sys.executable).parent
 
@@ -137,26 +137,6 @@ class PrivatePostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def child_pids(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            # The command name (field 2) is in parentheses and may hold spaces.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                children.append(int(stat.parent.name))
-    return sorted(children)
-
-
-def read_rss_kb(pid: int) -> int:
-    """Resident set size of ``pid`` in kB, from /proc/<pid>/status."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise ValueError(f"no VmRSS for pid {pid}")
-
-
 class ServeProcess:
     """``citewall serve`` as a subprocess on a free loopback port, with its own environment.
 
@@ -222,7 +202,9 @@ class ServeProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def rss_kb(self) -> int:
-        return read_rss_kb(self.pid)
+        rss = read_rss_kb(self.pid)
+        assert rss is not None, f"serve process {self.pid} is gone"
+        return rss
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         """Signal the server's process group (``kill -9`` by default) and reap it."""
