@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,8 +106,11 @@ def start_server(
     kb_files: list[Path],
     users: dict[str, str],
     extra_env: dict[str, str] | None = None,
+    *,
+    more_ingests: Sequence[Sequence[str]] = (),
 ) -> CitewallServer:
-    """Ingest ``kb_files`` into a fresh data dir, add ``users`` (name -> role) and serve."""
+    """Ingest ``kb_files`` (then each of ``more_ingests``: ``citewall ingest`` arguments, e.g.
+    ``["--site", URL]``) into a fresh data dir, add ``users`` (name -> role) and serve."""
     data_dir = tmp / "data"
     data_dir.mkdir(parents=True)
     env = {
@@ -124,6 +127,8 @@ def start_server(
     for key in ("CITEWALL_DATABASE_URL", "CITEWALL_CHROMA_URL"):
         env.pop(key, None)
     _run(["ingest", "--no-progress", *map(str, kb_files)], env, "citewall ingest")
+    for args in more_ingests:
+        _run(["ingest", "--no-progress", *args], env, "citewall ingest")
     tokens = {}
     for name, role in users.items():
         out = _run(["users", "add", name, "--role", role], env, f"citewall users add {name}")
@@ -142,6 +147,7 @@ def start_server(
     cards = [
         json.loads(line)
         for f in kb_files
+        if f.suffix == ".jsonl"
         for line in f.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]

@@ -43,6 +43,21 @@ def content_digest(title: str, body: str) -> str:
     return hashlib.sha256(f"{title}\n\n{body}".encode()).hexdigest()
 
 
+def without_title_heading(body: str, title: str) -> str:
+    """``body`` without a first heading that only repeats ``title`` (the card has its title;
+    a cited excerpt should start with the page's words, not "# Title").
+
+    >>> without_title_heading("# Returns\\n\\nTo send a parcel back...", "Returns")
+    'To send a parcel back...'
+    >>> without_title_heading("## Fees\\n\\nNone.", "Returns")
+    '## Fees\\n\\nNone.'
+    """
+    first, _, rest = body.partition("\n")
+    if first.startswith("#") and " ".join(first.lstrip("#").split()).casefold() == title.casefold():
+        return rest.strip()
+    return body
+
+
 def extract_page(html: bytes, url: str, charset: str | None = None) -> ExtractedPage:
     """The main content of the HTML page fetched from ``url``; raises ``NotExtractable``.
 
@@ -66,11 +81,11 @@ def extract_page(html: bytes, url: str, charset: str | None = None) -> Extracted
     )
     if document is None or isinstance(document, dict):
         raise NotExtractable("no main content found in the page")
-    body = clean_text(document.text or "").strip()
-    if not body:
-        raise NotExtractable("no main content found in the page")
     title = " ".join(clean_text(document.title or "").split())[:MAX_TITLE_CHARS].strip()
     if not title:
         raise NotExtractable("the page has no title (<title>, og:title or a heading)")
+    body = without_title_heading(clean_text(document.text or "").strip(), title)
+    if not body:
+        raise NotExtractable("no main content found in the page")
     canonical = document.url if isinstance(document.url, str) and document.url else None
     return ExtractedPage(title=title, body=body, canonical=canonical)
