@@ -194,13 +194,21 @@ def shared_loader(
 
     def loader() -> T:
         try:
-            pull(store, name, directory)
+            pulled = pull(store, name, directory)
         except SharedArtifactError:
             raise
         except Exception as exc:
             raise SharedArtifactError(
                 f"shared {name}: cannot copy from the store: {type(exc).__name__}: {exc}"
             ) from exc
-        return load(directory)
+        try:
+            return load(directory)
+        except ArtifactError as exc:
+            if pulled is not None:
+                raise
+            raise SharedArtifactError(
+                f"no {name} stored for the replicas yet: run `citewall ingest` once, from any "
+                f"host; every replica picks it up without a restart ({exc})"
+            ) from exc
 
     return loader

@@ -169,7 +169,7 @@ def test_a_replica_with_nothing_stored_runs_without_the_artifact_and_says_why(
 ) -> None:
     live = live_artifact("bm25", tmp_path / "replica", load_bm25, store)
     index, error = live.current()
-    assert index is None and error is not None and "run ingest" in error
+    assert index is None and error is not None and "no bm25 stored for the replicas" in error
 
 
 class _Outage:

@@ -9,6 +9,7 @@ the outline (bookmarks) when there is one, else by pages.
 from __future__ import annotations
 
 import io
+import logging
 from dataclasses import dataclass
 
 from pypdf import PasswordType, PdfReader
@@ -16,6 +17,10 @@ from pypdf.generic import Destination
 
 from citewall.errors import IngestError
 from citewall.text.cleaning import clean_text
+
+# pypdf logs what it repairs in a damaged file ("EOF marker not found") as warnings; a file it
+# cannot read is refused with the reason instead, and one it repaired needs no line of its own.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True, slots=True)
