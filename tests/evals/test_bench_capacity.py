@@ -15,14 +15,10 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.evals.bench.api import LoadResult
-from citewall.evals.bench.capacity import (
-    CapacityReport,
-    KBPoint,
-    RequestWork,
-    SeededEmbedder,
-    WorkerRun,
-)
+from citewall.evals.bench.capacity import CapacityReport, WorkerRun
 from citewall.evals.bench.capacity_report import Plan, as_json, markdown, memory_fits, sizing_rows
+from citewall.evals.bench.kb_growth import KBPoint, SeededEmbedder
+from citewall.evals.bench.request_work import RequestWork
 from citewall.evals.bench.sizing import (
     demand_rps,
     fit_line,

@@ -21,18 +21,12 @@ import pytest
 import redis
 from testenv import REDIS_URL
 
-from citewall.evals.bench.server import read_rss_kb
-from citewall.evals.bench.server import worker_pids as spawned_workers
+from citewall.evals.bench.server import read_rss_kb, worker_pids
 
 from .rig import QUESTIONS, prepare_served_dir, served_env
 from .services import ServeProcess, wait_until
 
 pytestmark = pytest.mark.slow
-
-
-def worker_pids(server: ServeProcess) -> list[int]:
-    """The server's worker processes (not multiprocessing's resource tracker)."""
-    return spawned_workers(server.pid)
 
 
 @pytest.fixture
@@ -51,7 +45,7 @@ def two_workers(
     server.start(timeout_s=240)
     try:
         assert server.returncode is None, server.log
-        wait_until(lambda: len(worker_pids(server)) == 2, 120, "two workers")
+        wait_until(lambda: len(worker_pids(server.pid)) == 2, 120, "two workers")
         wait_until(
             lambda: httpx.get(f"{server.base_url}/readyz", timeout=5).status_code == 200,
             240,
@@ -69,7 +63,7 @@ def test_two_workers_share_one_rate_limit_and_survive_losing_one(
     two_workers: tuple[ServeProcess, dict[str, str]],
 ) -> None:
     server, tokens = two_workers
-    workers = worker_pids(server)
+    workers = worker_pids(server.pid)
     assert all((read_rss_kb(pid) or 0) > 100_000 for pid in workers)  # each loaded its own models
 
     def me(token: str) -> int:
@@ -92,7 +86,7 @@ def test_two_workers_share_one_rate_limit_and_survive_losing_one(
     )
     assert r.status_code == 200, r.text
     wait_until(
-        lambda: len(worker_pids(server)) == 2 and victim not in worker_pids(server),
+        lambda: len(worker_pids(server.pid)) == 2 and victim not in worker_pids(server.pid),
         180,
         "a replacement worker",
     )

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TypedDict
 
-from citewall.evals.bench.capacity import CapacityReport, KBPoint, WorkerRun
+from citewall.evals.bench.capacity import CapacityReport, WorkerRun
+from citewall.evals.bench.kb_growth import KBPoint
 from citewall.evals.bench.sizing import (
     LinearFit,
     demand_rps,
