@@ -39,7 +39,7 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
         message_id=result.message_id,
         answer=prose_only(answer.content),
         answer_status=answer.answer_status,
-        # Serve boundary (ADR external-only): a member never receives an internal source.
+        # Serve boundary (decision 0002): a member never receives an internal source.
         sources=external_sources_only(answer.sources, hybrid_path=answer.hybrid_path),
         hybrid_path=answer.hybrid_path,
         created_at=result.created_at,

@@ -1,9 +1,10 @@
 """The serve boundary: THE single helper that decides which sources a member may see.
 
-See the decision record "ADR-0033: External-only citations in the member UI" (summarised in
-docs/decisions.md; the member's view is described in docs/citations.md) and DESIGN.md
-"Contracts". Every member path that serves sources (chat response, the final stream
-event, history reload, search) must call ``external_sources_only``; admin paths see full data.
+See decision 0002, external-only citations (docs/decisions/0002-external-only-citations.md;
+the member's view is described in docs/citations.md), and decision 0003, the data path's
+contracts (docs/decisions/0003-data-path-contracts.md). Every member path that serves sources
+(chat response, the final stream event, history reload, search) must call
+``external_sources_only``; admin paths see full data.
 
 A source is kept only when its allowlisted metadata has a non-empty string ``url`` that passes
 ``url_problem``. Its text (title, excerpt, metadata values) passes ``clean_text``: no control or
@@ -12,8 +13,8 @@ What is returned is rebuilt from allowlisted data alone: an internal card
 (no url) never appears, and an external card's internal metadata keys (author, path,
 content_hash, owner notes...) never travel, even from legacy rows stored before the allowlist.
 
-A ``retrieved_score`` is served only when the answer's ``hybrid_path`` is ``"full"`` (DESIGN.md:
-the score exists only for reranked answers). The path is a required argument, so no caller can
+A ``retrieved_score`` is served only when the answer's ``hybrid_path`` is ``"full"`` (decision
+0003: the score exists only for reranked answers). The path is a required argument, so no caller can
 forget it, and a legacy or corrupt row that stored a score under another path serves none.
 """
 

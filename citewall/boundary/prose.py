@@ -1,10 +1,11 @@
 """Prose-only answers for members: the stored content keeps its ``[n]`` markers, members don't
-see them (ADR external-only: inline anchors would number internal sources too).
+see them (decision 0002, docs/decisions/0002-external-only-citations.md: inline anchors would
+number internal sources too).
 
-Model text never becomes a link (DESIGN.md): besides the web UI's renderer, which makes no
-anchors from answer text, the server turns Markdown link, image and autolink syntax into plain
-text, so a client that renders the answer as Markdown cannot make a link from it either.
-The URL a model wrote may remain as plain text.
+Model text never becomes a link (decision 0003, docs/decisions/0003-data-path-contracts.md):
+besides the web UI's renderer, which makes no anchors from answer text, the server turns
+Markdown link, image and autolink syntax into plain text, so a client that renders the answer
+as Markdown cannot make a link from it either. The URL a model wrote may remain as plain text.
 
 Raw HTML is made inert by escaping, not by removing tags: every ``<`` that could open markup
 (a tag, an end tag, a comment, a declaration or a processing instruction) becomes ``&lt;``.

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-#: Metadata keys a member may see for an external source (ADR external-only: the
-#: metadata allowlist).
+#: Metadata keys a member may see for an external source (the metadata allowlist of decision
+#: 0002, docs/decisions/0002-external-only-citations.md).
 METADATA_ALLOWLIST: frozenset[str] = frozenset(
     {"url", "license", "title", "section", "product", "updated"}
 )

@@ -1,4 +1,5 @@
-"""Server-side citation enrichment (ADR server-side enrichment, locked choices A-E).
+"""Server-side citation enrichment (decision 0001, locked choices A-E:
+docs/decisions/0001-server-side-citation-enrichment.md).
 
 For each citation, looked up by card id over the retrieved context (D):
 

@@ -1,6 +1,6 @@
 """The hybrid retriever: dense + BM25 -> weighted RRF -> cross-encoder rerank -> dedupe by card.
 
-``hybrid_path`` says what really ran (DESIGN.md):
+``hybrid_path`` says what really ran (decision 0003, docs/decisions/0003-data-path-contracts.md):
 
 - ``"full"``: dense and BM25 fused, then the fused top ``rerank_top_n`` reranked (fewer when
   the time budget affords fewer, never fewer than cover the ``k`` cards returned, so every card

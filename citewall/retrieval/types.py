@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-#: What really ran (DESIGN.md): ``"full"`` = dense+BM25 fused then cross-encoder reranked;
+#: What really ran (decision 0003): ``"full"`` = dense+BM25 fused then cross-encoder reranked;
 #: ``"rrf_only"`` = fused, not reranked (reranker absent, failed or over budget);
 #: ``"dense_only"`` = lexical index missing or failed; ``None`` = nothing retrieved.
 HybridPath = Literal["full", "rrf_only", "dense_only"]

@@ -1,10 +1,11 @@
 """Retrieval-event log and entry-performance rollup, computed in SQL on SQLite and PostgreSQL.
 
-``entry_performance`` is ADR-0030's rollup: per card (and per day/week/month if asked) how often
-it was retrieved (``retrieval_events``) and how often an answer cited it (unnesting the FULL
-``messages.sources``, internal cards included), and how members rated the answers that cited it
-(``feedback``). Counts and sums come from SQL; the ratios are divided and rounded in Python from
-those integers, so both databases give identical rows.
+``entry_performance`` is the rollup of decision 0004
+(docs/decisions/0004-storage-and-entry-performance.md): per card (and per day/week/month if
+asked) how often it was retrieved (``retrieval_events``) and how often an answer cited it
+(unnesting the FULL ``messages.sources``, internal cards included), and how members rated the
+answers that cited it (``feedback``). Counts and sums come from SQL; the ratios are divided and
+rounded in Python from those integers, so both databases give identical rows.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """SQLAlchemy 2 models: one schema for SQLite and PostgreSQL.
 
-The tables and their columns are fixed by DESIGN.md ("Storage"); migrations in
+The tables and their columns are fixed by decision 0004
+(docs/decisions/0004-storage-and-entry-performance.md); migrations in
 ``citewall/storage/migrations/versions`` create exactly this. Timestamps are UTC-aware
 (``UTCDateTime``); JSON columns are JSONB on PostgreSQL and JSON on SQLite (``JSONType``); free
 text columns (``TextType``, ``StringType``) store any string, made ``encodable`` on the way in.

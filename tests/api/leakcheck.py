@@ -1,4 +1,5 @@
-"""The member-payload leak checker (DESIGN.md: what a member may receive of an internal card).
+"""The member-payload leak checker (decision 0003: what a member may receive of an internal
+card; docs/decisions/0003-data-path-contracts.md).
 
 - title and metadata canaries, internal card ids and internal card titles: nowhere at all
   (headers, bodies, every SSE event; prose included);

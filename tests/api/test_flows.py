@@ -1,6 +1,7 @@
 """End-to-end member and admin flows over a real runtime, on SQLite and PostgreSQL.
 
-The history test is the decision record's lock: the stored row stays FULL (internal sources,
+The history test is the lock of decision 0002
+(docs/decisions/0002-external-only-citations.md): the stored row stays FULL (internal sources,
 markers in content) while the served payload is external-only and prose-only.
 """
 

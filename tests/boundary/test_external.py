@@ -1,4 +1,5 @@
-"""The serve boundary: external_sources_only + the metadata allowlist (ADR external-only)."""
+"""The serve boundary: external_sources_only + the metadata allowlist (decision 0002,
+docs/decisions/0002-external-only-citations.md)."""
 
 from __future__ import annotations
 

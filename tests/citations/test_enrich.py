@@ -1,4 +1,5 @@
-"""Server-side enrichment: the ADR's locked choices A-E, as tests that fail if one is broken."""
+"""Server-side enrichment: the locked choices A-E of decision 0001, as tests that fail if one
+is broken (docs/decisions/0001-server-side-citation-enrichment.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The gate's leak rules on hand-built payloads: each rule fires on what DESIGN.md forbids and
-stays quiet on what it allows."""
+"""The gate's leak rules on hand-built payloads: each rule fires on what decision 0003 forbids
+and stays quiet on what it allows."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 docs/reliability.md; everything else already has hypothesis tests next to its package).
 
 - ``url_problem``: ANY valid URL with one unsafe character inserted anywhere, or credentials
-  added, is refused (tests/ingest/test_urls.py checks what is accepted on random text, which
+  added, is refused (tests/kb/test_urls.py checks what is accepted on random text, which
   rarely builds a valid URL to break);
 - ``sentence_spans``: ordered, disjoint, trimmed spans covering every non-space character
   (citations attach to these sentences; only example tests covered it).
@@ -29,7 +29,7 @@ _VALID = st.builds(
     _HOSTS,
     _PATHS,
 )
-#: Characters DESIGN.md says a shown URL may never contain.
+#: Characters decision 0003 says a shown URL may never contain.
 _UNSAFE = st.sampled_from(
     [
         " ",

@@ -1,7 +1,8 @@
 """Admin routes: the card catalogue, everyone's conversations in full, analytics.
 
-Admins see full data on purpose (ADR external-only: "operators keep full visibility"):
-stored content with markers, every stored source, retrieval events.
+Admins see full data on purpose (decision 0002: "operators keep full visibility";
+docs/decisions/0002-external-only-citations.md): stored content with markers, every stored
+source, retrieval events.
 """
 
 from __future__ import annotations

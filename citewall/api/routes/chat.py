@@ -1,9 +1,9 @@
 """Member chat: one answer (JSON) or a stream (SSE), and answering the last question again
 (SSE). Prose only, external sources only.
 
-Every path passes sources through ``external_sources_only`` (ADR external-only) and the answer
-through ``prose_only`` (``api.answer_stream.public_reply``); the stored message keeps markers
-and every source.
+Every path passes sources through ``external_sources_only`` (decision 0002,
+docs/decisions/0002-external-only-citations.md) and the answer through ``prose_only``
+(``api.answer_stream.public_reply``); the stored message keeps markers and every source.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def public_message(message: Message, rating: Feedback | None = None) -> MessageP
         role="assistant" if assistant else "user",
         content=prose_only(message.content) if assistant else message.content,
         answer_status=served_status(message) if assistant else None,
-        # Serve boundary (ADR external-only): history reload is a member path too.
+        # Serve boundary (decision 0002): history reload is a member path too.
         sources=(
             external_sources_only(message.sources or [], hybrid_path=message.hybrid_path)
             if assistant

@@ -1,6 +1,7 @@
 """Search the KB. Members get external cards only; admins get everything.
 
-This closes the decision record's "known open surface": member search goes through the same
+This closes decision 0002's "known open surface"
+(docs/decisions/0002-external-only-citations.md): member search goes through the same
 ``external_sources_only`` helper as chat, so an internal card never appears in its results.
 """
 
@@ -47,7 +48,7 @@ def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
     """External (public) cards matching ``query``, best first, at most ``limit``."""
     # Over-fetch: internal cards are dropped below, and the member still deserves ``limit``.
     context = runtime.retriever.retrieve(body.query, k=min(MAX_FETCH, body.limit * 3))
-    # Serve boundary (ADR external-only): same helper as chat and history.
+    # Serve boundary (decision 0002): same helper as chat and history.
     public = external_sources_only(
         (_as_source(c) for c in context.chunks), hybrid_path=context.hybrid_path
     )

@@ -1,12 +1,13 @@
 """Dangling references: text in a member's answer that points at a source the member cannot see.
 
-Members get answer prose without ``[n]`` markers and only external sources (ADR external-only),
-so any pointer left in the prose leads nowhere: a number or placeholder that survived marker
-stripping ("see [3]", "[n]"), a source named by number ("source 2", "passage 3"), talk about the
-model's context ("the passage", "(untrusted data)", "the provided information"), internal
-material (a playbook, "our internal guide", "(internal)", an owner note), a deictic pointer at a
-document ("use this matrix"), a pointer whose object was stripped ("according to ."), a
-"Sources:" list, or a quoted internal card title.
+Members get answer prose without ``[n]`` markers and only external sources (decision 0002,
+docs/decisions/0002-external-only-citations.md), so any pointer left in the prose leads
+nowhere: a number or placeholder that survived marker stripping ("see [3]", "[n]"), a source
+named by number ("source 2", "passage 3"), talk about the model's context ("the passage",
+"(untrusted data)", "the provided information"), internal material (a playbook, "our internal
+guide", "(internal)", an owner note), a deictic pointer at a document ("use this matrix"), a
+pointer whose object was stripped ("according to ."), a "Sources:" list, or a quoted internal
+card title.
 
 ``dangling_references`` is a pure function over the text a member received (``answer`` of
 ``POST /api/v1/chat``); it is measured against hand labels (``kb/eval/dangling_labels.jsonl``)

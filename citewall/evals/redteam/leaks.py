@@ -2,7 +2,8 @@
 
 A member payload is flattened into ``PayloadText`` pieces (where it came from, the text, and
 whether the UI shows it as answer prose). Each rule returns ``Finding``s; an empty list means
-the payload is clean. The rules are exactly DESIGN.md's "what a member may receive":
+the payload is clean. The rules are exactly decision 0003's "what a member may receive of an
+internal card" (docs/decisions/0003-data-path-contracts.md):
 
 - ``canary-title`` / ``canary-meta``: a ``CWLEAKT-``/``CWLEAKM-`` canary anywhere, prose
   included, also after undoing rot13, reversal or base64 (a model asked to "encode" a leak);
