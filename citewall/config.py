@@ -26,7 +26,8 @@ RerankerPrecision = Literal["fp32", "bf16", "int8"]
 #: The reranker the design names; loaded from the local model cache or a hub where reachable.
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
-#: Largest document file (PDF, DOCX, HTML, Markdown) ingest reads: checked before reading.
+#: Largest document file (PDF, DOCX, HTML, Markdown) ingest reads, checked before reading; also
+#: the most a DOCX's zip members or a PDF's pages may inflate to (decompression bombs).
 DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024
 
 #: Limits of ``example_questions``: how many, and how long each.
@@ -163,7 +164,8 @@ class Settings(BaseSettings):
     document_max_bytes: int = Field(
         default=DEFAULT_DOCUMENT_MAX_BYTES,
         ge=1,
-        description="A document file larger than this is refused before it is read.",
+        description="A document file larger than this is refused before it is read, and so "
+        "is a DOCX or PDF whose content would inflate past it.",
     )
 
     # -- corpus protection (docs/distillation.md) ---------------------------------------------

@@ -4,6 +4,7 @@ Word marks headings with paragraph styles: ``Title`` and ``Heading 1``..``Headin
 python-docx reports in English whatever the user interface language), or a custom style based
 on one of them. Those become ``#`` lines so ``markdown_sections`` can split at them; list styles
 become ``-`` items, table rows ``a | b`` lines. The title is the core property ``title``.
+The package is inflated within limits first (``docx_package.bounded_docx``: zip bombs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from citewall.errors import IngestError
+from citewall.ingest.documents.docx_package import bounded_docx
 from citewall.ingest.documents.formats import ConvertedText
 from citewall.text.cleaning import clean_text
 
@@ -57,10 +59,14 @@ def _table(table: Table) -> str:
     return "\n".join(row for row in rows if row.strip(" |"))
 
 
-def docx_to_markdown(data: bytes, path: str) -> ConvertedText:
-    """The DOCX in ``data`` as Markdown, with its core title; ``path`` names it in errors."""
+def docx_to_markdown(data: bytes, path: str, max_bytes: int) -> ConvertedText:
+    """The DOCX in ``data`` as Markdown, with its core title; ``path`` names it in errors.
+
+    Its members may inflate to ``max_bytes`` in all (``docx_package`` has the limits).
+    """
+    package = bounded_docx(data, path, max_bytes)
     try:
-        document = docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(package))
         blocks = [
             _paragraph(item) if isinstance(item, Paragraph) else _table(item)
             for item in document.iter_inner_content()

@@ -100,10 +100,10 @@ def convert(
     data = read_capped(path, max_bytes)
     name = str(path)
     if fmt == "pdf":
-        pdf = read_pdf(data, name)
+        pdf = read_pdf(data, name, max_bytes)
         return pdf.title, pdf_sections(pdf.pages, pdf.outline)
     if fmt == "docx":
-        return _markdown_sections(docx_to_markdown(data, name))
+        return _markdown_sections(docx_to_markdown(data, name, max_bytes))
     text = decode_utf8(data, name)
     if fmt == "html":
         return _markdown_sections(html_to_markdown(text))
