@@ -38,7 +38,8 @@ REQUIRED_CLAIMS = ["exp", "iat", "iss", "aud", "sub"]
 @dataclass(frozen=True, slots=True)
 class Claims:
     """What citewall uses of a verified token. ``email`` is None when absent or marked
-    unverified (``email_verified: false``); ``groups`` holds the groups claim's strings."""
+    unverified (``email_verified: false``); ``groups`` holds the groups claim's strings;
+    ``token_id`` is the ``jti`` (None when absent or not a non-empty string)."""
 
     issuer: str
     subject: str
@@ -47,6 +48,7 @@ class Claims:
     email: str | None
     name: str | None
     groups: tuple[str, ...]
+    token_id: str | None
 
     @property
     def readable(self) -> str:
@@ -145,6 +147,7 @@ class JwtVerifier:
             email=_email(payload),
             name=_text(payload.get("name")),
             groups=_groups(payload.get(self.groups_claim)),
+            token_id=_text(payload.get("jti")),
         )
 
 
