@@ -6,6 +6,7 @@ traceback or a log line. A bad value fails at start-up with a message that names
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -73,6 +74,44 @@ def check_origin(origin: str) -> str:
     ):
         raise ValueError(f"not an origin: {origin!r} (e.g. https://help.example.com)")
     return text.rstrip("/").lower()
+
+
+#: The one IPv6 loopback address (an IPv4-mapped 127.x is not taken for one).
+IPV6_LOOPBACK = ipaddress.IPv6Address("::1")
+IPV4_LOOPBACK = ipaddress.IPv4Network("127.0.0.0/8")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a URL's host is this machine's loopback: ``localhost``, 127.0.0.0/8 or ``::1``.
+
+    >>> [is_loopback_host(h) for h in ("127.0.0.1", "localhost", "::1", "10.0.0.1")]
+    [True, True, True, False]
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv4Address):
+        return address in IPV4_LOOPBACK
+    return address == IPV6_LOOPBACK
+
+
+def check_jwks_transport(env: str, url: str, allow_http: bool) -> None:
+    """``ValueError`` naming ``env`` unless the JWKS at ``url`` is fetched over https, from a
+    loopback host, or ``allow_http`` (CITEWALL_JWKS_ALLOW_HTTP) is set: keys fetched over plain
+    http across a network can be swapped by anyone on the path, who then signs anyone in.
+
+    >>> check_jwks_transport("CITEWALL_MEMBER_JWKS_URL", "http://127.0.0.1:9/jwks.json", False)
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "https" or allow_http or is_loopback_host(parts.hostname or ""):
+        return
+    raise ValueError(
+        f"{env} must be an https URL (got {url!r}): plain http is accepted only from a loopback "
+        "host (127.0.0.1, ::1, localhost), or everywhere with CITEWALL_JWKS_ALLOW_HTTP=true"
+    )
 
 
 class Settings(BaseSettings):
@@ -235,6 +274,11 @@ class Settings(BaseSettings):
         default=30, ge=0, le=300, description="Clock skew allowed on `exp`, `iat`, `nbf`."
     )
     jwks_timeout_s: float = Field(default=3.0, gt=0, le=30, description="JWKS fetch timeout.")
+    jwks_allow_http: bool = Field(
+        default=False,
+        description="Accept JWKS URLs over plain http from any host. Off, a JWKS is fetched over "
+        "https, or over http from a loopback host (127.0.0.0/8, ::1, localhost) only.",
+    )
     jwks_cache_s: int = Field(
         default=300, ge=1, description="How long a fetched JWKS is used before it is refetched."
     )
@@ -437,6 +481,12 @@ class Settings(BaseSettings):
         secret = self.member_jwt_secret.get_secret_value() if self.member_jwt_secret else None
         if secret is not None and len(secret.encode("utf-8")) < 32:
             raise ValueError("CITEWALL_MEMBER_JWT_SECRET must be at least 32 bytes")
+        for env, url in (
+            ("CITEWALL_MEMBER_JWKS_URL", self.member_jwks_url),
+            ("CITEWALL_ADMIN_PROXY_JWKS_URL", self.admin_proxy_jwks_url),
+        ):
+            if url:
+                check_jwks_transport(env, url, self.jwks_allow_http)
         if self.member_sign_in and not (self.member_jwt_issuer and self.member_jwt_audience):
             raise ValueError(
                 "member sign-in needs CITEWALL_MEMBER_JWT_ISSUER and CITEWALL_MEMBER_JWT_AUDIENCE"

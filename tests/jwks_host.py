@@ -14,6 +14,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -56,10 +57,12 @@ def ec_key(kid: str) -> SigningKey:
 
 
 def claims(issuer: str, audience: str, subject: str, **extra: Any) -> dict[str, Any]:
-    """Good claims issued now for 5 minutes; ``extra`` overrides (None removes a claim)."""
+    """Good claims issued now for 5 minutes with a fresh ``jti`` (a host token signs in once);
+    ``extra`` overrides (None removes a claim)."""
     now = int(time.time())
     base: dict[str, Any] = {"iss": issuer, "aud": audience, "sub": subject, "iat": now}
     base["exp"] = now + 300
+    base["jti"] = uuid.uuid4().hex
     base.update(extra)
     return {k: v for k, v in base.items() if v is not None}
 
@@ -99,6 +102,20 @@ def tamper_signature(token: str) -> str:
     i = len(signature) // 2
     flipped = "A" if signature[i] != "A" else "B"
     return f"{head}.{payload}.{signature[:i]}{flipped}{signature[i + 1 :]}"
+
+
+#: The order of P-256, the curve of ES256 keys.
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def twin_es256(token: str) -> str:
+    """Another string that is the same valid ES256 token: its signature (r, s) as (r, n - s),
+    which ECDSA verification accepts just as well (signature malleability)."""
+    head, payload, signature = token.split(".")
+    raw = jwt.utils.base64url_decode(signature)
+    r, s = raw[:32], int.from_bytes(raw[32:], "big")
+    flipped = r + (P256_ORDER - s).to_bytes(32, "big")
+    return f"{head}.{payload}.{base64url_encode(flipped).decode()}"
 
 
 class QuietServer(ThreadingHTTPServer):

@@ -2,7 +2,8 @@
 
 The proxy (Cloudflare Access, or an oauth2-proxy-style proxy passing an OIDC ID token) signs
 an assertion for every request it lets through, in a header. A verified assertion whose
-``email`` is in an allowlisted domain, or whose groups claim holds an allowlisted group, is an
+``email`` is a well-formed address at exactly an allowlisted domain (``auth.address``: one
+``@``, no display name, no quotes), or whose groups claim holds an allowlisted group, is an
 admin, provisioned on first sight keyed by issuer and subject. Any other verified identity
 gets 403, even one provisioned before (it no longer qualifies).
 """
@@ -13,6 +14,7 @@ import logging
 
 from sqlalchemy.orm import Session
 
+from citewall.auth.address import email_domain
 from citewall.auth.provision import active_user
 from citewall.auth.rejection import TokenRejected
 from citewall.auth.verifier import Claims, JwtVerifier
@@ -53,8 +55,9 @@ class AdminProxy:
         self.groups = frozenset(groups)
 
     def qualifies(self, claims: Claims) -> bool:
-        """Whether the identity is an admin: an allowlisted email domain or group."""
-        domain = claims.email.rsplit("@", 1)[1].lower() if claims.email else None
+        """Whether the identity is an admin: a well-formed email at exactly an allowlisted
+        domain (compared in lower case), or an allowlisted group."""
+        domain = email_domain(claims.email) if claims.email else None
         return domain in self.email_domains or not self.groups.isdisjoint(claims.groups)
 
     def admin(self, session: Session, header_value: str) -> User:

@@ -23,6 +23,7 @@ Reason = Literal[
     "missing_claim",
     "jwks_unavailable",
     "disabled",
+    "replayed",
 ]
 REASONS: tuple[Reason, ...] = get_args(Reason)
 

@@ -24,6 +24,7 @@ from jwt.exceptions import (
     PyJWTError,
 )
 
+from citewall.auth.address import email_domain
 from citewall.auth.keys import KeySource
 from citewall.auth.rejection import Reason, TokenRejected
 
@@ -37,8 +38,10 @@ REQUIRED_CLAIMS = ["exp", "iat", "iss", "aud", "sub"]
 
 @dataclass(frozen=True, slots=True)
 class Claims:
-    """What citewall uses of a verified token. ``email`` is None when absent or marked
-    unverified (``email_verified: false``); ``groups`` holds the groups claim's strings."""
+    """What citewall uses of a verified token. ``email`` is None when absent, marked
+    unverified (``email_verified: false``) or not a well-formed address (``auth.address``);
+    ``groups`` holds the groups claim's strings;
+    ``token_id`` is the ``jti`` (None when absent or not a non-empty string)."""
 
     issuer: str
     subject: str
@@ -47,6 +50,7 @@ class Claims:
     email: str | None
     name: str | None
     groups: tuple[str, ...]
+    token_id: str | None
 
     @property
     def readable(self) -> str:
@@ -145,6 +149,7 @@ class JwtVerifier:
             email=_email(payload),
             name=_text(payload.get("name")),
             groups=_groups(payload.get(self.groups_claim)),
+            token_id=_text(payload.get("jti")),
         )
 
 
@@ -156,7 +161,7 @@ def _email(payload: dict[str, Any]) -> str | None:
     email = _text(payload.get("email"))
     if email is None or payload.get("email_verified") is False:
         return None
-    if len(email) > MAX_EMAIL_CHARS or "@" not in email:
+    if len(email) > MAX_EMAIL_CHARS or email_domain(email) is None:
         return None
     return email
 

@@ -338,3 +338,20 @@ class KBArtifactPart(Base):
     )
     part: Mapped[int] = mapped_column(Integer, primary_key=True)
     payload: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class UsedHostToken(Base):
+    """A host token already exchanged for a session, kept until the token can no longer verify
+    (its ``exp`` plus the clock-skew leeway), so it signs in once on every replica.
+
+    ``token_key`` is ``auth.replay.replay_key``'s sha256: of the issuer and ``jti``, or of the
+    signed part of a token without one. The primary key makes the second use fail.
+    """
+
+    __tablename__ = "used_host_tokens"
+
+    token_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+    def __repr__(self) -> str:
+        return f"UsedHostToken(token_key={self.token_key[:12]!r}...)"

@@ -79,6 +79,47 @@ def test_another_identity_is_403_and_not_provisioned(
     assert sign_in_count(env, "admin_proxy", "not_allowed") == before + 3
 
 
+#: Email claims that name an allowlisted domain somewhere but are not an address at it.
+MALFORMED_EMAILS = [
+    f"x@evil.test@{ADMIN_DOMAIN}",
+    f'"x@evil.test"@{ADMIN_DOMAIN}',
+    f"Eve <eve@{ADMIN_DOMAIN}>",
+    f"eve@{ADMIN_DOMAIN} <eve@evil.test>",
+    f" eve@{ADMIN_DOMAIN}",
+    f"eve @{ADMIN_DOMAIN}",
+    f"eve@{ADMIN_DOMAIN}\n",
+    f"eve\x00@{ADMIN_DOMAIN}",
+    f"eve..x@{ADMIN_DOMAIN}",
+    f".eve@{ADMIN_DOMAIN}",
+    f"@{ADMIN_DOMAIN}",
+    f"eve@{ADMIN_DOMAIN}.",
+    f"eve@.{ADMIN_DOMAIN}",
+    f"eve(comment)@{ADMIN_DOMAIN}",
+    f"eve@[{ADMIN_DOMAIN}]",
+    f"ev\u00e9@{ADMIN_DOMAIN}",
+]
+
+
+@pytest.mark.parametrize("email", MALFORMED_EMAILS)
+def test_a_malformed_email_at_an_allowlisted_domain_is_403_and_not_provisioned(
+    env_sign_in: ApiEnv, signing_keys: Keys, email: str
+) -> None:
+    env = env_sign_in
+    subject = f"mallory-{MALFORMED_EMAILS.index(email)}"
+    before = sign_in_count(env, "admin_proxy", "not_allowed")
+    headers = assertion(signing_keys, subject, email=email)
+    r = env.client.get("/api/v1/admin/cards", headers=headers)
+    assert r.status_code == 403, (email, r.text)
+    assert r.json() == {"detail": "your identity is not allowed the admin role here"}
+    assert proxy_users(env, subject) == []
+    assert sign_in_count(env, "admin_proxy", "not_allowed") == before + 1
+
+
+def test_the_email_domain_is_compared_without_case(env_sign_in: ApiEnv, signing_keys: Keys) -> None:
+    headers = assertion(signing_keys, "shouty", email=f"Shouty.Person+cw@{ADMIN_DOMAIN.upper()}")
+    assert env_sign_in.client.get("/api/v1/admin/cards", headers=headers).status_code == 200
+
+
 def test_an_admin_who_no_longer_qualifies_is_403(env_sign_in: ApiEnv, signing_keys: Keys) -> None:
     env = env_sign_in
     was = assertion(signing_keys, "moved", email=f"moved@{ADMIN_DOMAIN}")

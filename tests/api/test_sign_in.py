@@ -1,7 +1,9 @@
 """Members signed in by the host site: a host token becomes a session (201), the session is a
 bearer token that expires on the runtime's clock, ends at sign-out and with ``users revoke``;
-one user per (issuer, subject), even for concurrent first sign-ins; key rotation needs one
-JWKS refetch; HS256 with a shared secret; what the server offers. SQLite and PostgreSQL."""
+a host token signs in once (by its jti, or without one by its signed part), even when sent
+in parallel; one user per (issuer, subject), even for concurrent first sign-ins; key rotation
+needs one JWKS refetch; HS256 with a shared secret; what the server offers. SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from datetime import datetime, timedelta
 
 import jwt
 import pytest
-from jwks_host import JwksHost, SigningKey, claims, sign
+from jwks_host import JwksHost, SigningKey, claims, sign, twin_es256
 from pydantic import SecretStr
 from sqlalchemy import func, select
 
@@ -77,23 +79,92 @@ def test_two_sign_ins_of_one_member_are_one_user(env_sign_in: ApiEnv, signing_ke
     assert len(users_with(env, "twice")) == 1
 
 
-def test_concurrent_first_sign_ins_make_one_user(env_sign_in: ApiEnv, signing_keys: Keys) -> None:
-    env = env_sign_in
-    token = host_token(signing_keys, "crowd")
-    barrier = threading.Barrier(6)
+def in_parallel(env: ApiEnv, tokens: list[str]) -> list[int]:
+    """The statuses of exchanging ``tokens`` at once, one thread each."""
+    barrier = threading.Barrier(len(tokens))
     statuses: list[int] = []
 
-    def sign_in() -> None:
+    def sign_in(token: str) -> None:
         barrier.wait(timeout=10)
         statuses.append(env.client.post(SESSION, json={"token": token}).status_code)
 
-    threads = [threading.Thread(target=sign_in) for _ in range(6)]
+    threads = [threading.Thread(target=sign_in, args=(token,)) for token in tokens]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=60)
+    return statuses
+
+
+def sessions_of(env: ApiEnv, subject: str) -> int:
+    (user,) = users_with(env, subject)
+    with env.runtime.session_factory() as session:
+        count = select(func.count()).select_from(ApiToken).where(ApiToken.user_id == user.id)
+        return int(session.scalar(count) or 0)
+
+
+def test_concurrent_first_sign_ins_make_one_user(env_sign_in: ApiEnv, signing_keys: Keys) -> None:
+    env = env_sign_in
+    statuses = in_parallel(env, [host_token(signing_keys, "crowd") for _ in range(6)])
     assert statuses == [201] * 6
     assert len(users_with(env, "crowd")) == 1
+
+
+def test_a_host_token_signs_in_once(
+    env_sign_in: ApiEnv, signing_keys: Keys, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sign-out ends the session; the host token it came from cannot open another one."""
+    env = env_sign_in
+    token = host_token(signing_keys, "once")
+    first = env.client.post(SESSION, json={"token": token})
+    assert first.status_code == 201, first.text
+    assert env.client.delete(SESSION, headers=bearer(first.json()["token"])).status_code == 204
+    before = sign_in_count(env, "member", "replayed")
+    caplog.set_level("WARNING", logger="citewall.auth")
+    again = env.client.post(SESSION, json={"token": token})
+    assert again.status_code == 401 and again.json() == GENERIC
+    assert "member sign-in refused: replayed:" in caplog.text and token not in caplog.text
+    assert sign_in_count(env, "member", "replayed") == before + 1
+    assert sessions_of(env, "once") == 1
+    # A fresh token of the same member signs in; another token reusing a jti does not.
+    fresh = host_token(signing_keys, "once", jti="host-jti-1")
+    assert env.client.post(SESSION, json={"token": fresh}).status_code == 201
+    reused = host_token(signing_keys, "once", "ec", jti="host-jti-1")
+    assert env.client.post(SESSION, json={"token": reused}).status_code == 401
+    assert sign_in_count(env, "member", "replayed") == before + 2
+
+
+@pytest.mark.parametrize("key", ["rsa", "ec"])
+def test_a_token_without_jti_signs_in_once_by_its_signed_part(
+    env_sign_in: ApiEnv, signing_keys: Keys, key: str
+) -> None:
+    """Without a jti the token is remembered by its signed header and payload, not its whole
+    text: an ES256 signature has a twin (r, n - s) that verifies too, so a replay of the same
+    token under another spelling is refused as well."""
+    env = env_sign_in
+    subject = f"no-jti-{key}"
+    token = host_token(signing_keys, subject, key, jti=None)
+    assert "jti" not in jwt.decode(token, options={"verify_signature": False})
+    before = sign_in_count(env, "member", "replayed")
+    assert env.client.post(SESSION, json={"token": token}).status_code == 201
+    assert env.client.post(SESSION, json={"token": token}).status_code == 401
+    replays = 1
+    if key == "ec":
+        twin = twin_es256(token)
+        assert twin != token
+        assert env.client.post(SESSION, json={"token": twin}).status_code == 401
+        replays += 1
+    assert sign_in_count(env, "member", "replayed") == before + replays
+    assert sessions_of(env, subject) == 1
+
+
+def test_parallel_exchanges_of_one_token_make_one_session(
+    env_sign_in: ApiEnv, signing_keys: Keys
+) -> None:
+    env = env_sign_in
+    statuses = in_parallel(env, [host_token(signing_keys, "racer")] * 6)
+    assert sorted(statuses) == [201] + [401] * 5
+    assert sessions_of(env, "racer") == 1
 
 
 def test_a_session_ends_on_the_runtime_clock(env_sign_in: ApiEnv, signing_keys: Keys) -> None:

@@ -5,6 +5,7 @@ which signs a short-lived HS256 JWT for its signed-in member."""
 from __future__ import annotations
 
 import html
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -53,6 +54,7 @@ class HostSite:
             "name": member,
             "iat": now,
             "exp": now + TOKEN_LIFE_S,
+            "jti": secrets.token_urlsafe(16),  # a host token signs in once
         }
         return jwt.encode(claims, self.secret, algorithm="HS256")
 

@@ -35,6 +35,7 @@ TABLES = (
     "cards",
     "kb_artifact_parts",
     "kb_artifacts",
+    "used_host_tokens",
 )
 
 

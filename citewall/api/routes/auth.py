@@ -60,15 +60,16 @@ def sign_in_with_host_token(
     if member is None:
         raise NotFoundError(NOT_CONFIGURED)
     metrics: ApiMetrics = request.app.state.metrics
+    limiter: RateLimiter = request.app.state.limiter
     try:
-        user = member.provision(session, body.token)
+        signed = member.provision(session, body.token)
+        limiter.hit(f"user:{signed.user.id}")  # before a session row is written
+        issued = member.open_session(session, signed)
     except TokenRejected as exc:
         metrics.record_sign_in("member", exc.reason)
         raise
-    limiter: RateLimiter = request.app.state.limiter
-    limiter.hit(f"user:{user.id}")  # before a session row is written
-    issued = member.open_session(session, user)
     metrics.record_sign_in("member", "ok")
+    user = issued.user
     return SessionPublic(
         token=issued.token, expires_at=issued.expires_at, name=user.name, role=user.role
     )
