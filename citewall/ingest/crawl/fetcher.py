@@ -19,7 +19,8 @@ import httpx
 from citewall.ingest.crawl.canonical import Site, canonical_url, off_site
 from citewall.ingest.crawl.pacing import HostPacer
 from citewall.ingest.crawl.robots import RobotsRules
-from citewall.ingest.crawl.transport import AddressRefused
+from citewall.ingest.crawl.transport import AddressRefused, CrawlClient
+from citewall.kb.urls import url_problem
 
 #: Redirects followed before a URL is refused (RFC 9309 and browsers use a handful too).
 MAX_REDIRECTS = 5
@@ -84,7 +85,7 @@ class Limits:
 class Fetcher:
     """GETs URLs of one or more sites politely (module docstring); safe to share by threads."""
 
-    def __init__(self, client: httpx.Client, pacer: HostPacer) -> None:
+    def __init__(self, client: CrawlClient, pacer: HostPacer) -> None:
         self._client = client
         self._pacer = pacer
 
@@ -123,6 +124,8 @@ class Fetcher:
                     validators=location.validators,
                     seconds=network_s,
                 )
+            if problem := _location_problem(location):
+                raise FetchRefused(url, f"redirect Location {location!r} refused: {problem}")
             nxt = urljoin(current, location)
             if urlsplit(current).scheme == "https" and urlsplit(nxt).scheme == "http":
                 raise FetchRefused(url, f"redirects from https down to http ({nxt})")
@@ -143,7 +146,7 @@ class Fetcher:
     ) -> _Body | str:
         """One request: the body, or the Location to follow."""
         try:
-            with self._client.stream("GET", current, headers=headers) as response:
+            with self._client.stream(current, headers) as response:
                 status = response.status_code
                 if status in _REDIRECTS:
                     location = str(response.headers.get("location", ""))
@@ -180,6 +183,20 @@ class _Body:
     charset: str | None
     body: bytes
     validators: Validators
+
+
+def _location_problem(location: str) -> str | None:
+    """What is wrong with a Location as written, or None. An absolute one must be a safe URL
+    as it stands (``http:ok2`` would resolve against the current URL, but names no host); a
+    relative one must parse, and is checked again once resolved."""
+    problem = url_problem(location)
+    if problem is None:
+        return None
+    try:
+        absolute = bool(urlsplit(location).scheme)
+    except ValueError:
+        return problem
+    return problem if absolute else None
 
 
 def _validators(response: httpx.Response) -> Validators:

@@ -58,3 +58,15 @@ def test_cli_crawls_a_site_file_and_lists_refusals(env: None, tmp_path: Path) ->
 def test_usage_mistakes_exit_2(env: None, args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_a_site_url_httpx_cannot_send_is_one_clear_line(env: None) -> None:
+    """``0177.0.0.1`` reads as 127.0.0.1 to some parsers and as no address to others."""
+    result = CliRunner().invoke(
+        app, ["ingest", "--site", "http://0177.0.0.1:8123/", "--no-progress"]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "error: http://0177.0.0.1:8123/: not a URL the crawler can read: "
+        "malformed (Invalid IPv4 address: '0177.0.0.1')\n"
+    )
