@@ -5,7 +5,8 @@ Every hop of a redirect chain is checked as the first URL was: safe (``kb.urls``
 crawl's site (a redirect to another host is refused), not from https down to http, allowed by
 robots.txt; the connection itself is checked by the transport (``transport.py``). A response
 is read in chunks and given up as soon as it passes the byte cap or the deadline, so a huge
-page or a host that trickles bytes costs at most ``max_bytes`` and ``timeout_s``.
+page or a host that trickles bytes costs at most ``max_bytes`` and ``timeout_s``; the cap
+holds for what a compressed body inflates to as well (``decoding.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from citewall.ingest.crawl.canonical import Site, canonical_url, off_site
+from citewall.ingest.crawl.decoding import BodyDecoder, BodyRefused
 from citewall.ingest.crawl.pacing import HostPacer
 from citewall.ingest.crawl.robots import RobotsRules
 from citewall.ingest.crawl.transport import AddressRefused, CrawlClient
@@ -208,17 +210,18 @@ def _validators(response: httpx.Response) -> Validators:
 def _read_capped(
     url: str, response: httpx.Response, max_bytes: int, deadline: float, timeout_s: float
 ) -> bytes:
-    """The decoded body, refused past ``max_bytes`` or past ``deadline``."""
+    """The decoded body, refused past ``max_bytes`` (raw or decoded) or past ``deadline``."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise FetchRefused(url, f"larger than {max_bytes} bytes (Content-Length {declared})")
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > max_bytes:
-            raise FetchRefused(url, f"larger than {max_bytes} bytes")
-        if time.perf_counter() > deadline:
-            raise FetchRefused(url, f"timed out after {timeout_s:g} s")
-        chunks.append(chunk)
+    try:
+        decoder = BodyDecoder(response.headers.get("content-encoding", ""), max_bytes=max_bytes)
+        chunks: list[bytes] = []
+        for chunk in response.iter_raw():
+            chunks.append(decoder.feed(chunk))
+            if time.perf_counter() > deadline:
+                raise FetchRefused(url, f"timed out after {timeout_s:g} s")
+        decoder.finish()
+    except BodyRefused as exc:
+        raise FetchRefused(url, str(exc)) from None
     return b"".join(chunks)

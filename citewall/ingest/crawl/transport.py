@@ -12,8 +12,9 @@ defeat the check.
 ``CrawlClient`` sends each GET straight to that transport rather than through ``httpx.Client``:
 the client builds the next request of every redirect it sees, even when told not to follow
 it, and a Location it cannot parse (``http:ok2``) raises ``httpx.InvalidURL`` out of the
-request; the fetcher reads and checks each Location itself. Nor does it keep cookies: the
-crawler reads what an anonymous visitor reads.
+request; the fetcher reads and checks each Location itself. Nor does it keep cookies (the
+crawler reads what an anonymous visitor reads), and it asks only for the encodings
+``decoding.py`` can bound.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import httpcore
 import httpx
 
 from citewall.ingest.crawl.addresses import address_problem
+from citewall.ingest.crawl.decoding import ACCEPT_ENCODING
 
 #: httpcore's type of a socket option.
 SocketOption = (
@@ -116,7 +118,7 @@ class CrawlClient:
         request = httpx.Request(
             "GET",
             url,
-            headers={"User-Agent": self._user_agent, **headers},
+            headers={"User-Agent": self._user_agent, "Accept-Encoding": ACCEPT_ENCODING, **headers},
             extensions={"timeout": self._timeout},
         )
         response = self._transport.handle_request(request)
