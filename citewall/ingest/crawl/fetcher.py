@@ -170,10 +170,8 @@ class Fetcher:
         except httpx.TimeoutException as exc:
             raise FetchRefused(url, f"timed out after {limits.timeout_s:g} s") from exc
         except AddressRefused as exc:
-            raise FetchRefused(
-                url,
-                f"refused address: {exc} (CITEWALL_CRAWL_ALLOW_PRIVATE=1 allows a private site)",
-            ) from exc
+            fix = f" ({exc.allowed_by})" if exc.allowed_by else ""
+            raise FetchRefused(url, f"refused address: {exc}{fix}") from exc
         except httpx.HTTPError as exc:
             raise FetchRefused(url, f"cannot fetch ({type(exc).__name__}: {exc})") from exc
 

@@ -254,6 +254,7 @@ def crawl_sites(
     pacer = HostPacer(settings.crawl_delay_s)
     client = crawl_client(
         allow_private=settings.crawl_allow_private,
+        allow_link_local=settings.crawl_allow_link_local,
         max_connections=settings.crawl_concurrency,
         timeout_s=settings.crawl_timeout_s,
         user_agent=settings.crawl_user_agent,

@@ -38,14 +38,20 @@ SocketOption = (
 
 
 class AddressRefused(Exception):
-    """A host resolves to an address the crawler may not connect to (the message says which)."""
+    """A host resolves to an address the crawler may not connect to (the message says which);
+    ``allowed_by`` is the setting that would allow it, if one would."""
+
+    def __init__(self, message: str, allowed_by: str | None = None) -> None:
+        super().__init__(message)
+        self.allowed_by = allowed_by
 
 
 class GuardedBackend(httpcore.NetworkBackend):
     """httpcore's synchronous backend, connecting only to allowed addresses."""
 
-    def __init__(self, *, allow_private: bool) -> None:
+    def __init__(self, *, allow_private: bool, allow_link_local: bool) -> None:
         self._allow_private = allow_private
+        self._allow_link_local = allow_link_local
         self._inner = httpcore.SyncBackend()
 
     def connect_tcp(
@@ -62,8 +68,11 @@ class GuardedBackend(httpcore.NetworkBackend):
             raise httpcore.ConnectError(f"cannot resolve {host}: {exc}") from exc
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         for address in addresses:
-            if problem := address_problem(address, allow_private=self._allow_private):
-                raise AddressRefused(f"{host} resolves to a {problem}")
+            problem = address_problem(
+                address, allow_private=self._allow_private, allow_link_local=self._allow_link_local
+            )
+            if problem is not None:
+                raise AddressRefused(f"{host} resolves to a {problem.reason}", problem.allowed_by)
         last: Exception | None = None
         for address in addresses:
             try:
@@ -143,11 +152,17 @@ class CrawlClient:
 
 
 def crawl_client(
-    *, allow_private: bool, max_connections: int, timeout_s: float, user_agent: str
+    *,
+    allow_private: bool,
+    allow_link_local: bool,
+    max_connections: int,
+    timeout_s: float,
+    user_agent: str,
 ) -> CrawlClient:
     """The client every crawl request goes through; redirects are followed by the fetcher
     itself, one checked hop at a time."""
     transport = GuardedTransport(
-        GuardedBackend(allow_private=allow_private), max_connections=max_connections
+        GuardedBackend(allow_private=allow_private, allow_link_local=allow_link_local),
+        max_connections=max_connections,
     )
     return CrawlClient(transport, timeout_s=timeout_s, user_agent=user_agent)
