@@ -320,9 +320,16 @@ class Settings(BaseSettings):
     # -- crawling a help center (citewall ingest --site; docs/knowledge.md) --------------------
     crawl_allow_private: bool = Field(
         default=False,
-        description="Let the crawler connect to private, loopback and link-local addresses. "
-        "Off, a page whose host resolves there is refused (a sitemap must not reach the "
-        "internal network); tests and benchmarks on a local server turn it on.",
+        description="Let the crawler connect to private and loopback addresses. Off, a page "
+        "whose host resolves there is refused (a sitemap must not reach the internal network); "
+        "an intranet site, tests and benchmarks on a local server turn it on.",
+    )
+    crawl_allow_link_local: bool = Field(
+        default=False,
+        description="Let the crawler connect to link-local addresses (169.254.0.0/16, "
+        "fe80::/10) and cloud metadata endpoints (169.254.169.254, fd00:ec2::254, "
+        "100.100.100.200, ...), which CITEWALL_CRAWL_ALLOW_PRIVATE does not allow: they hold "
+        "a machine's credentials, not a help center.",
     )
     crawl_concurrency: int = Field(
         default=4, ge=1, le=32, description="Pages fetched at once (all sites together)."

@@ -29,13 +29,15 @@ LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
 @dataclass(frozen=True, slots=True)
 class Route:
     """What one path answers. ``location`` makes a redirect (with ``status`` 301 by default);
-    ``delay_s`` waits before answering (cut short when the server closes)."""
+    ``delay_s`` waits before answering (cut short when the server closes); ``headers`` are sent
+    as well (a ``Content-Encoding`` with a body already encoded)."""
 
     body: bytes = b""
     content_type: str = "text/html; charset=utf-8"
     status: int = 200
     location: str | None = None
     delay_s: float = 0.0
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,8 @@ class Request:
     path: str
     status: int
     conditional: bool
+    #: The request's Accept-Encoding header, "" without one.
+    accept_encoding: str = ""
 
 
 def page(title: str, main: str, *, canonical: str | None = None) -> bytes:
@@ -116,7 +120,8 @@ class HelpSite:
             handler.headers.get("If-None-Match") or handler.headers.get("If-Modified-Since")
         )
         with self._lock:
-            self.requests.append(Request("GET", handler.path, status, conditional))
+            accept = handler.headers.get("Accept-Encoding", "")
+            self.requests.append(Request("GET", handler.path, status, conditional, accept))
 
     def _answer(self, handler: BaseHTTPRequestHandler) -> None:
         route = self.routes.get(handler.path)
@@ -134,7 +139,8 @@ class HelpSite:
         if route.status == 200 and handler.headers.get("If-None-Match") == etag:
             self._send(handler, 304, b"", None, validators)
             return
-        self._send(handler, route.status, route.body, route.content_type, validators)
+        headers = validators | dict(route.headers)
+        self._send(handler, route.status, route.body, route.content_type, headers)
 
     def _send(
         self,

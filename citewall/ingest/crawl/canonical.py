@@ -7,13 +7,17 @@ reads, follows or stores is on the site it was given, and passes ``kb.urls.url_p
 
 The canonical form is what a card's ``url`` holds and what its id is derived from: scheme and
 host in lower case, no default port, no fragment, ``/`` for an empty path; the path and the
-query are kept as written (servers may tell them apart).
+query are kept as written (servers may tell them apart). A URL the crawler reads must also be
+one httpx can send (``url_refusal``): ``http://0177.0.0.1/`` passes ``url_problem`` but is no
+address httpx will connect to.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
+
+import httpx
 
 from citewall.kb.urls import url_problem
 
@@ -47,15 +51,30 @@ def _port(scheme: str, port: int | None) -> int | None:
     return None if port is None or port == _DEFAULT_PORTS.get(scheme) else port
 
 
+def url_refusal(url: str) -> str | None:
+    """Why the crawler cannot read ``url`` (``url_problem``, or malformed for httpx), or None.
+
+    >>> url_refusal("http://0177.0.0.1/")
+    "malformed (Invalid IPv4 address: '0177.0.0.1')"
+    """
+    if problem := url_problem(url):
+        return problem
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return f"malformed ({exc})"
+    return None
+
+
 def site_of(url: str) -> Site:
-    """The site ``url`` belongs to. Raises ValueError for a URL ``url_problem`` refuses.
+    """The site ``url`` belongs to. Raises ValueError for a URL ``url_refusal`` refuses.
 
     >>> site_of("https://Help.Example.com:443/a").key
     'help.example.com'
     >>> site_of("http://127.0.0.1:8123/sitemap.xml").key
     '127.0.0.1:8123'
     """
-    if problem := url_problem(url):
+    if problem := url_refusal(url):
         raise ValueError(f"{url}: {problem}")
     parts = urlsplit(url)
     assert parts.hostname  # url_problem refuses a URL without a host
@@ -83,7 +102,7 @@ def off_site(url: str, site: Site) -> str | None:
     >>> off_site("https://evil.example.net/a", Site("help.example.com"))
     'on another host (evil.example.net, not help.example.com)'
     """
-    if problem := url_problem(url):
+    if problem := url_refusal(url):
         return f"unsafe URL: {problem}"
     try:
         other = site_of(url)

@@ -5,7 +5,8 @@ Every hop of a redirect chain is checked as the first URL was: safe (``kb.urls``
 crawl's site (a redirect to another host is refused), not from https down to http, allowed by
 robots.txt; the connection itself is checked by the transport (``transport.py``). A response
 is read in chunks and given up as soon as it passes the byte cap or the deadline, so a huge
-page or a host that trickles bytes costs at most ``max_bytes`` and ``timeout_s``.
+page or a host that trickles bytes costs at most ``max_bytes`` and ``timeout_s``; the cap
+holds for what a compressed body inflates to as well (``decoding.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from citewall.ingest.crawl.canonical import Site, canonical_url, off_site
+from citewall.ingest.crawl.decoding import BodyDecoder, BodyRefused
 from citewall.ingest.crawl.pacing import HostPacer
 from citewall.ingest.crawl.robots import RobotsRules
-from citewall.ingest.crawl.transport import AddressRefused
+from citewall.ingest.crawl.transport import AddressRefused, CrawlClient
+from citewall.kb.urls import url_problem
 
 #: Redirects followed before a URL is refused (RFC 9309 and browsers use a handful too).
 MAX_REDIRECTS = 5
@@ -84,7 +87,7 @@ class Limits:
 class Fetcher:
     """GETs URLs of one or more sites politely (module docstring); safe to share by threads."""
 
-    def __init__(self, client: httpx.Client, pacer: HostPacer) -> None:
+    def __init__(self, client: CrawlClient, pacer: HostPacer) -> None:
         self._client = client
         self._pacer = pacer
 
@@ -123,6 +126,8 @@ class Fetcher:
                     validators=location.validators,
                     seconds=network_s,
                 )
+            if problem := _location_problem(location):
+                raise FetchRefused(url, f"redirect Location {location!r} refused: {problem}")
             nxt = urljoin(current, location)
             if urlsplit(current).scheme == "https" and urlsplit(nxt).scheme == "http":
                 raise FetchRefused(url, f"redirects from https down to http ({nxt})")
@@ -143,7 +148,7 @@ class Fetcher:
     ) -> _Body | str:
         """One request: the body, or the Location to follow."""
         try:
-            with self._client.stream("GET", current, headers=headers) as response:
+            with self._client.stream(current, headers) as response:
                 status = response.status_code
                 if status in _REDIRECTS:
                     location = str(response.headers.get("location", ""))
@@ -165,10 +170,8 @@ class Fetcher:
         except httpx.TimeoutException as exc:
             raise FetchRefused(url, f"timed out after {limits.timeout_s:g} s") from exc
         except AddressRefused as exc:
-            raise FetchRefused(
-                url,
-                f"refused address: {exc} (CITEWALL_CRAWL_ALLOW_PRIVATE=1 allows a private site)",
-            ) from exc
+            fix = f" ({exc.allowed_by})" if exc.allowed_by else ""
+            raise FetchRefused(url, f"refused address: {exc}{fix}") from exc
         except httpx.HTTPError as exc:
             raise FetchRefused(url, f"cannot fetch ({type(exc).__name__}: {exc})") from exc
 
@@ -182,6 +185,20 @@ class _Body:
     validators: Validators
 
 
+def _location_problem(location: str) -> str | None:
+    """What is wrong with a Location as written, or None. An absolute one must be a safe URL
+    as it stands (``http:ok2`` would resolve against the current URL, but names no host); a
+    relative one must parse, and is checked again once resolved."""
+    problem = url_problem(location)
+    if problem is None:
+        return None
+    try:
+        absolute = bool(urlsplit(location).scheme)
+    except ValueError:
+        return problem
+    return problem if absolute else None
+
+
 def _validators(response: httpx.Response) -> Validators:
     return Validators(
         etag=response.headers.get("etag"), last_modified=response.headers.get("last-modified")
@@ -191,17 +208,18 @@ def _validators(response: httpx.Response) -> Validators:
 def _read_capped(
     url: str, response: httpx.Response, max_bytes: int, deadline: float, timeout_s: float
 ) -> bytes:
-    """The decoded body, refused past ``max_bytes`` or past ``deadline``."""
+    """The decoded body, refused past ``max_bytes`` (raw or decoded) or past ``deadline``."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise FetchRefused(url, f"larger than {max_bytes} bytes (Content-Length {declared})")
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > max_bytes:
-            raise FetchRefused(url, f"larger than {max_bytes} bytes")
-        if time.perf_counter() > deadline:
-            raise FetchRefused(url, f"timed out after {timeout_s:g} s")
-        chunks.append(chunk)
+    try:
+        decoder = BodyDecoder(response.headers.get("content-encoding", ""), max_bytes=max_bytes)
+        chunks: list[bytes] = []
+        for chunk in response.iter_raw():
+            chunks.append(decoder.feed(chunk))
+            if time.perf_counter() > deadline:
+                raise FetchRefused(url, f"timed out after {timeout_s:g} s")
+        decoder.finish()
+    except BodyRefused as exc:
+        raise FetchRefused(url, str(exc)) from None
     return b"".join(chunks)

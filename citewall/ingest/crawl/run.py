@@ -3,7 +3,9 @@
 Nothing is written until the crawl is over, and then only through ``ingest_cards`` (its write
 order keeps an interrupted run harmless). Pruning is confined to the crawled sites' id
 prefixes, and to the sites whose whole page list was read: a site named by a single page, or
-whose sitemap could not be read to the end, keeps every card it has.
+whose sitemap could not be read to the end, keeps every card it has. A crawl that read no
+page at all (every site refused, say) has nothing to write: the embedding model, seconds to
+load, is then not loaded.
 """
 
 from __future__ import annotations
@@ -78,8 +80,6 @@ def ingest_sites(
         session_factory = open_database(settings.sqlalchemy_url).sessions
     previous = read_previous(plan, session_factory)
     crawl = crawl_sites(entries, settings, license=license, previous=previous, progress=progress)
-    if embedder is None:
-        embedder = load_embedder(settings)
     notes: list[str] = []
     scope: list[str] = []
     for site in crawl.sites:
@@ -87,16 +87,21 @@ def ingest_sites(
             scope.append(site_prefix(site.site))
         elif prune:
             notes.append(f"--prune skipped for {site.site.key}: {site.prune_blocked}")
-    report = ingest_cards(
-        [card for site in crawl.sites for card in site.cards],
-        settings,
-        embedder=embedder,
-        session_factory=session_factory,
-        prune=prune and bool(scope),
-        keep_ids={card_id for site in crawl.sites for card_id in site.kept_ids},
-        prune_scope=tuple(scope),
-        progress=progress,
-    )
+    cards = [card for site in crawl.sites for card in site.cards]
+    read_nothing = not cards and not any(site.not_modified for site in crawl.sites)
+    if read_nothing and not (prune and scope):
+        report = IngestReport()
+    else:
+        report = ingest_cards(
+            cards,
+            settings,
+            embedder=embedder if embedder is not None else load_embedder(settings),
+            session_factory=session_factory,
+            prune=prune and bool(scope),
+            keep_ids={card_id for site in crawl.sites for card_id in site.kept_ids},
+            prune_scope=tuple(scope),
+            progress=progress,
+        )
     report.unchanged += sum(site.not_modified for site in crawl.sites)
     report.refused += sum(len(site.refused) for site in crawl.sites)
     return SiteIngestReport(crawl, report, notes, time.perf_counter() - t0)

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from citewall.config import Settings
 from citewall.errors import IngestError
-from citewall.ingest.crawl.canonical import Site, canonical_url, site_of
+from citewall.ingest.crawl.canonical import Site, canonical_url, site_of, url_refusal
 from citewall.ingest.crawl.extract import ExtractedPage, NotExtractable, extract_page
 from citewall.ingest.crawl.fetcher import Fetched, Fetcher, FetchRefused, Limits
 from citewall.ingest.crawl.ids import page_card_id
@@ -41,7 +41,6 @@ from citewall.ingest.crawl.sitemap import (
 )
 from citewall.ingest.crawl.transport import crawl_client
 from citewall.kb.card import Card
-from citewall.kb.urls import url_problem
 
 #: What a page must be served as to be read as one.
 HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -113,7 +112,7 @@ def plan_sites(entries: Sequence[str]) -> dict[Site, list[str]]:
         try:
             site = site_of(entry)
         except ValueError as exc:
-            problem = url_problem(entry) or str(exc)
+            problem = url_refusal(entry) or str(exc)
             raise IngestError(f"not a URL the crawler can read: {problem}", path=entry) from None
         urls = plan.setdefault(site, [])
         if (url := canonical_url(entry)) not in urls:
@@ -255,6 +254,7 @@ def crawl_sites(
     pacer = HostPacer(settings.crawl_delay_s)
     client = crawl_client(
         allow_private=settings.crawl_allow_private,
+        allow_link_local=settings.crawl_allow_link_local,
         max_connections=settings.crawl_concurrency,
         timeout_s=settings.crawl_timeout_s,
         user_agent=settings.crawl_user_agent,

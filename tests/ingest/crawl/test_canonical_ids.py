@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import httpx
 from hypothesis import assume, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -52,6 +53,24 @@ def test_canonical_url_is_idempotent_safe_and_keeps_the_site(url: str) -> None:
 @given(urls(), urls())
 def test_off_site_exactly_when_the_sites_differ(a: str, b: str) -> None:
     assert (off_site(b, site_of(a)) is None) == (site_of(a) == site_of(b))
+
+
+numeric_hosts = st.lists(
+    st.integers(0, 999).map(str) | st.sampled_from(["0177", "0x7f", "00"]), min_size=1, max_size=5
+).map(".".join)
+
+
+@hsettings(max_examples=examples(300))
+@given(urls(numeric_hosts | hosts))
+def test_every_url_the_crawler_accepts_can_be_sent(url: str) -> None:
+    """What ``site_of`` accepts, httpx can build a request for (else a crawl would crash)."""
+    try:
+        canon = canonical_url(url)
+    except ValueError as exc:
+        assert "malformed" in str(exc)
+        return
+    httpx.URL(url)
+    httpx.URL(canon)
 
 
 def test_site_rules_by_example() -> None:

@@ -58,3 +58,31 @@ def test_cli_crawls_a_site_file_and_lists_refusals(env: None, tmp_path: Path) ->
 def test_usage_mistakes_exit_2(env: None, args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_a_site_url_httpx_cannot_send_is_one_clear_line(env: None) -> None:
+    """``0177.0.0.1`` reads as 127.0.0.1 to some parsers and as no address to others."""
+    result = CliRunner().invoke(
+        app, ["ingest", "--site", "http://0177.0.0.1:8123/", "--no-progress"]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "error: http://0177.0.0.1:8123/: not a URL the crawler can read: "
+        "malformed (Invalid IPv4 address: '0177.0.0.1')\n"
+    )
+
+
+def test_a_refused_site_is_reported_without_loading_the_model(
+    env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing was read, so nothing is embedded: the model (seconds to load) is not loaded,
+    here proven by a model path that does not exist."""
+    monkeypatch.setenv("CITEWALL_CRAWL_ALLOW_PRIVATE", "0")
+    monkeypatch.setenv("CITEWALL_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))
+    get_settings.cache_clear()
+    with HelpSite() as site:
+        result = CliRunner().invoke(app, ["ingest", "--site", site.url("/"), "--no-progress"])
+        assert not site.requests
+    assert result.exit_code == 1, result.output
+    assert "resolves to a loopback address 127.0.0.1" in result.stderr
+    assert "added 0, updated 0, unchanged 0 (0 not modified), deleted 0" in result.stdout
