@@ -26,6 +26,7 @@ TABLES = {
     "retrieval_events",
     "cards",
     "exposures",
+    "exposure_reservations",
     "feedback",
 }
 
@@ -40,10 +41,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0006"
+        assert current_revision(engine) == head_revision() == "0007"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0006"
+        assert current_revision(engine) == "0007"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -56,7 +57,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0006"
+        assert current_revision(engine) == "0007"
     finally:
         engine.dispose()
 
