@@ -112,8 +112,9 @@ class Answer:
 @dataclass(slots=True)
 class AnswerProgress:
     """How far a streamed answer got, for a caller that may stop it mid-answer
-    (``chat.stopped``). ``stream_answer`` fills it in once the model starts writing: the
-    context the answer cites from, the retrieval query and signal, the timings so far."""
+    (``chat.stopped``). ``stream_answer`` fills it in: what ``admit`` decided once the context
+    was retrieved, then, when the model starts writing, the context the answer cites from, the
+    retrieval query and signal, the timings so far."""
 
     context: RetrievedContext | None = None
     retrieval_query: str | None = None
