@@ -8,9 +8,10 @@ citation, even after attribution), gets one honest sentence instead, with no sou
 ``answer_status="not_found"``.
 
 Corpus protection (``chat.exposure``, docs/distillation.md): ``AnswerPolicy.cap`` limits the
-answer sentences that copy an internal card, also while streaming; ``AnswerPolicy.restricted``
-(the member's exposure budget is spent) keeps the context's external cards only; the answer
-records which internal cards it cited or copied from (``Answer.exposures``).
+answer sentences that copy an internal card, also while streaming; ``admit`` (the member's
+exposure budget, ``chat.budget``) sees the retrieved context before anything is generated and
+may restrict the turn to the context's external cards; the answer records which internal cards
+it cited or copied from (``Answer.exposures``).
 
 ``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
 content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
@@ -23,7 +24,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,8 +67,17 @@ class AnswerPolicy:
     cap: VerbatimCap | None = None
     #: Consecutive words shared with an internal card that count as copying it (exposure).
     span_words: int = 10
-    #: Why this turn may use external cards only (the member's exposure budget), or None.
-    restricted: Restriction | None = None
+
+
+#: The exposure budget's say on a turn: called once with the retrieved context (empty for small
+#: talk) before anything is generated; returns why the turn may use external cards only, or
+#: None. It may raise (e.g. ``StorageError``): then nothing of the turn is generated.
+Admit = Callable[[RetrievedContext], Restriction | None]
+
+
+def admit_all(_context: RetrievedContext) -> Restriction | None:
+    """No exposure budget: every context is used whole."""
+    return None
 
 
 @dataclass(slots=True)
@@ -102,8 +112,9 @@ class Answer:
 @dataclass(slots=True)
 class AnswerProgress:
     """How far a streamed answer got, for a caller that may stop it mid-answer
-    (``chat.stopped``). ``stream_answer`` fills it in once the model starts writing: the
-    context the answer cites from, the retrieval query and signal, the timings so far."""
+    (``chat.stopped``). ``stream_answer`` fills it in: what ``admit`` decided once the context
+    was retrieved, then, when the model starts writing, the context the answer cites from, the
+    retrieval query and signal, the timings so far."""
 
     context: RetrievedContext | None = None
     retrieval_query: str | None = None
@@ -111,6 +122,8 @@ class AnswerProgress:
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: ``time.perf_counter()`` when the model started writing.
     generation_started: float | None = None
+    #: What ``admit`` decided for the turn.
+    restricted: Restriction | None = None
 
 
 def clean_question(question: str) -> str:
@@ -150,6 +163,7 @@ def answer_question(
     embedder: Embedder,
     history: Sequence[Turn] = (),
     policy: AnswerPolicy = AnswerPolicy(),
+    admit: Admit = admit_all,
 ) -> Answer:
     """Answer ``question`` from the knowledge base (non-streaming)."""
     final: Answer | None = None
@@ -160,6 +174,7 @@ def answer_question(
         embedder=embedder,
         history=history,
         policy=policy,
+        admit=admit,
         streaming=False,
     ):
         if isinstance(item, Answer):
@@ -177,6 +192,7 @@ def stream_answer(
     embedder: Embedder,
     history: Sequence[Turn] = (),
     policy: AnswerPolicy = AnswerPolicy(),
+    admit: Admit = admit_all,
     streaming: bool = True,
     progress: AnswerProgress | None = None,
 ) -> collections.abc.Generator[str | Answer, None, None]:
@@ -185,24 +201,28 @@ def stream_answer(
     The deltas are the generator's raw text (markers included); a member-facing caller strips
     them (``boundary.prose_only``). The final ``Answer.content`` is authoritative: with
     post-hoc attribution it may carry markers the deltas did not, and an answer nothing
-    supports is replaced by ``NOTHING_FOUND``. ``progress`` (optional) is filled in when the
+    supports is replaced by ``NOTHING_FOUND``. ``admit`` decides the exposure budget once the
+    context is known, before the first delta. ``progress`` (optional) is filled in when the
     model starts writing, so that a caller can keep a stopped answer (``chat.stopped``).
     """
     question = clean_question(question)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
+    progress = progress if progress is not None else AnswerProgress()
     if (reply := smalltalk_reply(question)) is not None:
+        progress.restricted = admit(RetrievedContext())
         yield reply
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
         answer = _not_found(reply, RetrievedContext(), generator.name, timings)
-        answer.restricted = policy.restricted
+        answer.restricted = progress.restricted
         yield answer
         return
     condensed = policy.condenser.condense(question, without_small_talk(history))
     timings["condense"] = (time.perf_counter() - t_start) * 1000.0
     t_retrieve = time.perf_counter()
     context = retriever.retrieve(condensed.query)
-    if policy.restricted is not None:
+    progress.restricted = admit(context)
+    if progress.restricted is not None:
         context = external_context(context)
     timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
     timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
@@ -216,17 +236,16 @@ def stream_answer(
         yield NOTHING_FOUND
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
         answer = _not_found(NOTHING_FOUND, context, generator.name, timings, condensed, signals)
-        answer.restricted = policy.restricted
+        answer.restricted = progress.restricted
         yield answer
         return
     t_gen = time.perf_counter()
-    if progress is not None:
-        progress.context, progress.retrieval_query, progress.signals = (
-            context,
-            condensed.query,
-            signals,
-        )
-        progress.timings_ms, progress.generation_started = dict(timings), t_gen
+    progress.context, progress.retrieval_query, progress.signals = (
+        context,
+        condensed.query,
+        signals,
+    )
+    progress.timings_ms, progress.generation_started = dict(timings), t_gen
     counter = (
         CapCounter(policy.cap, context.chunks)
         if policy.cap is not None and any(not c.is_external for c in context.chunks)
@@ -270,7 +289,7 @@ def stream_answer(
         answer.exposures = measure_exposure(
             answer.content, context.chunks, cited, policy.span_words
         )
-    answer.restricted = policy.restricted
+    answer.restricted = progress.restricted
     answer.retrieval_query = condensed.query
     answer.signals = signals
     answer.timings_ms = {**timings, **answer.timings_ms}

@@ -35,7 +35,7 @@ def stopped_answer(
     cited = {c.card_id for c in answer.citations}
     answer.exposures = measure_exposure(answer.content, context.chunks, cited, policy.span_words)
     answer.answer_status = "stopped"
-    answer.restricted = policy.restricted
+    answer.restricted = progress.restricted
     answer.retrieval_query = progress.retrieval_query
     answer.signals = progress.signals
     timings = {**progress.timings_ms, **answer.timings_ms}

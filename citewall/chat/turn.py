@@ -8,12 +8,14 @@ it (a new conversation included) and raises ``StorageError``.
 A regenerated turn (``plan_regeneration``) answers the conversation's last question again: it
 stores a new answer only, which records the answer it replaced. The model's history holds the
 latest answer to each question. The streamed path is ``chat.turn_stream``.
+
+The member's exposure budget is decided by the turn's ``chat.budget.ExposureGate`` once the
+context is retrieved (a reservation, settled by the save). A conversation the member deleted
+while the turn ran still takes it (``save_turn``): what the member was shown is recorded.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,16 +23,15 @@ from datetime import datetime
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from citewall.chat.exposure import Budget, VerbatimCap
+from citewall.chat.budget import ExposureGate
+from citewall.chat.exposure import VerbatimCap
 from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
-from citewall.storage import conversations, exposure, turns
-from citewall.storage.models import Message, Restriction, new_uuid
+from citewall.storage import conversations, turns
+from citewall.storage.models import Message, new_uuid
 from citewall.storage.turns import NewConversation
-
-log = logging.getLogger("citewall.exposure")
 
 #: Conversation titles are the first words of the first question.
 TITLE_CHARS = 80
@@ -38,9 +39,7 @@ TITLE_CHARS = 80
 
 @dataclass(frozen=True, slots=True)
 class TurnPlan:
-    """What a turn needs before the pipeline runs: where to save and the prior turns, and
-    whether the member's exposure budget limits it to external cards (``alert``: this is the
-    first such turn of the window, the one admins are told about)."""
+    """What a turn needs before the pipeline runs: where to save and the prior turns."""
 
     conversation_id: str
     is_new: bool
@@ -48,8 +47,6 @@ class TurnPlan:
     #: The question to answer (cleaned; for a regeneration, the stored last question).
     question: str
     history: tuple[Turn, ...]
-    restricted: Restriction | None = None
-    alert: bool = False
     #: The answer a regeneration replaces (None: a new question).
     regenerates: str | None = None
 
@@ -62,7 +59,7 @@ class TurnResult:
     message_id: str
     created_at: datetime
     answer: Answer
-    #: The member's exposure budget was spent with this turn's window (see ``TurnPlan``).
+    #: The first turn of the window the member's exposure budget restricted (the admin alert).
     alert: bool = False
 
 
@@ -93,15 +90,8 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
-def budget_of(runtime: Runtime) -> Budget | None:
-    """The exposure budget the settings ask for (None: off)."""
-    s = runtime.settings
-    return Budget.of(s.exposure_budget_cards, s.exposure_window_hours)
-
-
-def answer_policy(runtime: Runtime, restricted: Restriction | None = None) -> AnswerPolicy:
-    """The runtime's condensation, answerability and corpus protection, as the pipeline takes
-    them; ``restricted`` limits the turn to external cards."""
+def answer_policy(runtime: Runtime) -> AnswerPolicy:
+    """The runtime's condensation, answerability and verbatim cap, as the pipeline takes them."""
     s = runtime.settings
     cap = (
         VerbatimCap(max_sentences=s.max_internal_sentences, span_words=s.verbatim_span_words)
@@ -113,30 +103,7 @@ def answer_policy(runtime: Runtime, restricted: Restriction | None = None) -> An
         thresholds=runtime.thresholds,
         cap=cap,
         span_words=s.verbatim_span_words,
-        restricted=restricted,
     )
-
-
-def budget_state(
-    session: Session, *, user_id: int, budget: Budget | None, now: datetime
-) -> tuple[Restriction | None, bool]:
-    """Is ``user_id``'s exposure budget spent (the turn is restricted), and is this the first
-    restricted turn of the window (the alert)?"""
-    if budget is None:
-        return None, False
-    since = budget.since(now)
-    if not budget.spent(exposure.exposed_cards(session, user_id, since)):
-        return None, False
-    alert = not exposure.restricted_since(session, user_id, since)
-    if alert:
-        log.warning(
-            "exposure budget spent: user %s reached %d distinct internal cards within %s; "
-            "answers use external cards only until the window moves on",
-            user_id,
-            budget.cards,
-            budget.window,
-        )
-    return "exposure_budget", alert
 
 
 def check_conversation_room(message_count: int, max_messages: int, adding: int = 2) -> None:
@@ -203,39 +170,29 @@ def plan_regeneration(
     )
 
 
-def with_budget(runtime: Runtime, session: Session, plan: TurnPlan, user_id: int) -> TurnPlan:
-    """``plan`` with the member's exposure budget applied."""
-    restricted, alert = budget_state(
-        session, user_id=user_id, budget=budget_of(runtime), now=runtime.clock()
-    )
-    return dataclasses.replace(plan, restricted=restricted, alert=alert)
-
-
 def prepare_turn(
     runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
 ) -> TurnPlan:
-    """``plan_turn`` in its own session, with the member's exposure budget applied."""
+    """``plan_turn`` in its own session."""
     with runtime.session_factory() as session:
-        plan = plan_turn(
+        return plan_turn(
             session,
             user_id=user_id,
             question=question,
             conversation_id=conversation_id,
             max_conversation_messages=runtime.settings.max_conversation_messages,
         )
-        return with_budget(runtime, session, plan, user_id)
 
 
 def prepare_regeneration(runtime: Runtime, *, user_id: int, conversation_id: str) -> TurnPlan:
-    """``plan_regeneration`` in its own session, with the member's exposure budget applied."""
+    """``plan_regeneration`` in its own session."""
     with runtime.session_factory() as session:
-        plan = plan_regeneration(
+        return plan_regeneration(
             session,
             user_id=user_id,
             conversation_id=conversation_id,
             max_conversation_messages=runtime.settings.max_conversation_messages,
         )
-        return with_budget(runtime, session, plan, user_id)
 
 
 def persist_turn(
@@ -244,9 +201,11 @@ def persist_turn(
     user_id: int,
     plan: TurnPlan,
     answer: Answer,
+    gate: ExposureGate,
     now: datetime | None = None,
 ) -> TurnResult:
-    """Save the question, the answer (FULL sources, markers kept) and the retrieval events.
+    """Save the question, the answer (FULL sources, markers kept), the retrieval events and
+    the exposure rows, settling ``gate``'s reservation.
 
     One transaction: a new conversation row is created in it too, so a failure leaves nothing.
     A regeneration saves the answer only (the question is stored already).
@@ -271,6 +230,8 @@ def persist_turn(
                 exposures=answer.exposures,
                 restricted=answer.restricted,
                 regenerated_from=plan.regenerates,
+                owner=user_id,
+                settles=gate.settles,
                 now=now,
             )
         except SQLAlchemyError as exc:
@@ -280,25 +241,37 @@ def persist_turn(
             session.rollback()
             raise
         return TurnResult(
-            plan.conversation_id, str(assistant.id), assistant.created_at, answer, plan.alert
+            plan.conversation_id, str(assistant.id), assistant.created_at, answer, gate.alert
         )
 
 
 def run_turn(
     runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
 ) -> TurnResult:
-    """Plan, answer and persist one turn (the non-streaming path)."""
+    """Plan, answer and persist one turn (the non-streaming path). Nothing reaches the member
+    unless the turn is stored, so a failure releases the turn's exposure reservation."""
     plan = prepare_turn(
         runtime, user_id=user_id, question=question, conversation_id=conversation_id
     )
-    answer = answer_question(
-        plan.question,
-        retriever=runtime.retriever,
-        generator=runtime.generator,
-        embedder=runtime.embedder,
-        history=plan.history,
-        policy=answer_policy(runtime, plan.restricted),
-    )
-    return persist_turn(
-        runtime.session_factory, user_id=user_id, plan=plan, answer=answer, now=runtime.clock()
-    )
+    gate = ExposureGate.of(runtime, user_id)
+    try:
+        answer = answer_question(
+            plan.question,
+            retriever=runtime.retriever,
+            generator=runtime.generator,
+            embedder=runtime.embedder,
+            history=plan.history,
+            policy=answer_policy(runtime),
+            admit=gate.admit,
+        )
+        return persist_turn(
+            runtime.session_factory,
+            user_id=user_id,
+            plan=plan,
+            answer=answer,
+            gate=gate,
+            now=runtime.clock(),
+        )
+    except CitewallError:
+        gate.release()
+        raise

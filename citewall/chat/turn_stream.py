@@ -5,6 +5,11 @@ or, when the member stops it, the prose said so far stored as a ``stopped`` answ
 (the connection closed) and what they were shown; ``stop`` then ends the model's stream and
 stores the question with the partial answer, its retrieval events and exposures in one
 transaction (``persist_turn``), exactly as a whole answer is stored.
+
+The member's exposure budget is reserved before the first delta (``chat.budget``). A turn
+that ends before any delta was yielded (a failure, a stop) releases its reservation; once
+prose went out it is kept until the turn is stored, or, if it never is, until it leaves the
+budget's window.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+from citewall.chat.budget import ExposureGate
 from citewall.chat.pipeline import Answer, AnswerProgress, stream_answer
 from citewall.chat.stopped import stopped_answer
 from citewall.chat.turn import TurnPlan, TurnResult, answer_policy, persist_turn
@@ -30,8 +36,9 @@ class TurnStream:
         self.plan = plan
         self._runtime = runtime
         self._user_id = user_id
-        self._policy = answer_policy(runtime, plan.restricted)
+        self._policy = answer_policy(runtime)
         self._progress = AnswerProgress()
+        self._gate = ExposureGate.of(runtime, user_id)
         self._answers = stream_answer(
             plan.question,
             retriever=runtime.retriever,
@@ -39,19 +46,27 @@ class TurnStream:
             embedder=runtime.embedder,
             history=plan.history,
             policy=self._policy,
+            admit=self._gate.admit,
             progress=self._progress,
         )
         #: The stored turn, once there is one (whole or stopped).
         self.result: TurnResult | None = None
         self._stopped = False
+        self._yielded = False
 
     def __iter__(self) -> Iterator[str | TurnResult]:
         answer: Answer | None = None
-        for item in self._answers:
-            if isinstance(item, str):
-                yield item
-            else:
-                answer = item
+        try:
+            for item in self._answers:
+                if isinstance(item, str):
+                    self._yielded = True
+                    yield item
+                else:
+                    answer = item
+        except Exception:
+            if not self._yielded:  # nothing went out: the reservation may go
+                self._gate.release()
+            raise
         if self._stopped:
             return
         if answer is None:
@@ -81,6 +96,7 @@ class TurnStream:
         )
         if answer is None:
             log.info("answer stopped before anything from the knowledge base was said")
+            self._gate.release()
             return None
         return self._persist(answer)
 
@@ -90,6 +106,7 @@ class TurnStream:
             user_id=self._user_id,
             plan=self.plan,
             answer=answer,
+            gate=self._gate,
             now=self._runtime.clock(),
         )
         return self.result

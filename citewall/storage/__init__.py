@@ -15,7 +15,9 @@ One concept per module (import from the module, not from this package):
 - ``turns``: ``save_turn`` (events: ``RetrievalRecord``; creates the conversation with its
   first turn when given ``NewConversation``; ``regenerated_from`` answers the last question
   again), ``latest_turn``.
-- ``feedback``: ``put_feedback``, ``delete_feedback``, ``feedback_of``; ``feedback_report``:
+- ``exposure``: exposure rows; ``exposure_reservations``: ``reserve_exposure`` (the budget's
+  locked count and a turn's reservation), ``release_exposure``.
+- ``feedback``: ``put_feedback, ``delete_feedback``, ``feedback_of``; ``feedback_report``:
   the admin feedback report.
 - ``cards``: ``card_hashes``, ``upsert_cards``, ``delete_cards``, ``get_card``, ``list_cards``,
   ``next_ingest_version`` (``upsert_cards`` returns ``UpsertCounts``).

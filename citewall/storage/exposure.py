@@ -1,7 +1,8 @@
-"""Exposure rows: what internal knowledge reached a member, written with the turn, and the
-count the exposure budget reads (docs/distillation.md).
+"""Exposure rows: what internal knowledge reached a member, written with the turn
+(docs/distillation.md).
 
-The admin report over these rows is ``exposure_report``.
+The exposure budget counts them with the turns' reservations (``exposure_reservations``); the
+admin report over them is ``exposure_report``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import distinct, func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from citewall.storage.failures import storage_errors
@@ -54,17 +55,6 @@ def exposure_rows(
         )
         for r in records
     ]
-
-
-def exposed_cards(session: Session, user_id: int, since: datetime) -> int:
-    """Distinct internal cards whose knowledge reached ``user_id`` at or after ``since``."""
-    with storage_errors(session, "reading the member's exposure"):
-        count = session.scalar(
-            select(func.count(distinct(Exposure.card_id))).where(
-                Exposure.user_id == user_id, Exposure.created_at >= since
-            )
-        )
-    return int(count or 0)
 
 
 def restricted_since(session: Session, user_id: int, since: datetime) -> bool:

@@ -244,6 +244,31 @@ class Exposure(Base):
         return f"Exposure(user_id={self.user_id!r}, card_id={self.card_id!r})"
 
 
+class ExposureReservation(Base):
+    """An internal card of a turn's context held against its member's exposure budget while
+    the turn answers (``storage.exposure_reservations``, docs/distillation.md).
+
+    Written before the answer is generated, in the transaction that decides the budget; the
+    turn's save replaces its reservations with ``Exposure`` rows. A reservation whose turn was
+    never stored stays, and counts, until it leaves the budget's window.
+    """
+
+    __tablename__ = "exposure_reservations"
+    __table_args__ = (
+        Index("ix_exposure_reservations_user_id_created_at", "user_id", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    #: The turn holding it (one key per turn; its save deletes the turn's rows).
+    reservation: Mapped[str] = mapped_column(String(36), index=True)
+    card_id: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"ExposureReservation(user_id={self.user_id!r}, card_id={self.card_id!r})"
+
+
 class RetrievalEvent(Base):
     """One retrieved card in one assistant turn: its rank and score at every stage.
 

@@ -23,6 +23,7 @@ from citewall.retrieval.types import HYBRID_PATHS, RetrievalRecord, finite
 from citewall.storage.conversations import TITLE_MAX_CHARS, not_found
 from citewall.storage.db import begin_write
 from citewall.storage.exposure import ExposureRecord, exposure_rows
+from citewall.storage.exposure_reservations import settle_reservation
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import (
     ANSWER_STATUSES,
@@ -139,6 +140,8 @@ def save_turn(
     exposures: Sequence[ExposureRecord] = (),
     restricted: Restriction | None = None,
     regenerated_from: str | None = None,
+    owner: int | None = None,
+    settles: str | None = None,
     now: datetime | None = None,
 ) -> tuple[Message, Message]:
     """Write the user message, the assistant message and its retrieval events in ONE
@@ -153,9 +156,13 @@ def save_turn(
     objects. ``answer_status`` and ``support`` go on the assistant message, ``retrieval_query``
     (the text retrieval ran with) on each retrieval event. ``exposures`` (internal cards the
     answer cited or copied from) are stored for the conversation's owner, ``restricted`` on the
-    assistant message; ``now`` (default: the current time) stamps every row. Any failure rolls
-    everything back and raises ``StorageError`` (``NotFoundError`` if the conversation is gone
-    or its member deleted it meanwhile).
+    assistant message; ``settles`` names the turn's exposure reservation, deleted in the same
+    transaction (``exposure_reservations``); ``now`` (default: the current time) stamps every
+    row. Any failure rolls everything back and raises ``StorageError`` (``NotFoundError`` if
+    the conversation does not exist, or ``owner`` is given and does not own it).
+
+    A conversation its member deleted (hid) meanwhile still takes the turn, and stays hidden:
+    what the member was shown is recorded whatever happened to the conversation.
 
     With ``regenerated_from`` (the conversation's latest answer) the turn answers that answer's
     question again: no user message is written, the new answer records the one it replaces, and
@@ -186,7 +193,7 @@ def save_turn(
         conversation = session.scalar(
             select(Conversation).where(Conversation.id == conversation_id).with_for_update()
         )
-        if conversation is None or conversation.hidden_at is not None:
+        if conversation is None or owner not in (None, conversation.user_id):
             raise not_found(conversation_id)
         if regenerated_from is None:
             last_seq = session.scalar(
@@ -250,6 +257,8 @@ def save_turn(
                 now=now,
             )
         )
+        if settles is not None:
+            settle_reservation(session, settles)
         conversation.updated_at = now
         session.commit()
     return user_message, assistant

@@ -179,7 +179,7 @@ def test_a_restricted_turn_answers_from_external_cards_only(embedder: Any) -> No
         retriever=FixedRetriever(context),
         generator=CopyingModel(f"{EXTERNAL.text[:-1]} [1]."),
         embedder=embedder,
-        policy=AnswerPolicy(restricted="exposure_budget"),
+        admit=lambda _context: "exposure_budget",
     )
     assert answer.restricted == "exposure_budget" and answer.exposures == []
     assert [c.id for c in answer.context.chunks] == ["help-refunds"]

@@ -2,7 +2,8 @@
 
 While it is down every request answers a clear 503 (never a 500); when it is back the same
 citewall process serves again without a restart; no acknowledged turn is lost and nothing is
-half-written.
+half-written. A stream whose exposure budget cannot be reserved stops with an ``error`` event
+before any token: no internal prose goes out that could not be recorded.
 """
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from citewall.api.answer_stream import answer_events
+from citewall.api.metrics import ApiMetrics
+from citewall.chat.turn import prepare_turn
+from citewall.chat.turn_stream import TurnStream
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
-from citewall.storage.models import Message
+from citewall.storage import users
+from citewall.storage.models import Exposure, ExposureReservation, Message
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems
 from .services import PrivatePostgres, wait_until
+from .sse import sse_events
 
 DB_DOWN = "the database is unavailable; nothing was saved, please retry"
 
@@ -153,3 +160,33 @@ def test_database_lost_while_a_turn_is_generated_is_503(
             assert r.json() == {"detail": DB_DOWN}
         finally:
             rig.close()
+
+
+def test_database_down_before_the_first_token_sends_no_internal_prose(
+    rig: Rig, pg: PrivatePostgres
+) -> None:
+    """The turn is planned, then PostgreSQL stops before the answer starts: the exposure budget
+    cannot be reserved, so the stream ends with the database error and no token at all."""
+    asked = rig.chat(QUESTIONS[1])
+    assert asked.status_code == 200, asked.text
+    with rig.runtime.session_factory() as session:
+        user = users.authenticate(session, rig.tokens["member"])
+        assert user is not None
+        internal = session.scalars(
+            select(Exposure.card_id).where(Exposure.message_id == asked.json()["message_id"])
+        ).all()
+    assert internal, "the question's answer must carry internal knowledge"
+    before = table_counts(rig.runtime.engine)
+    plan = prepare_turn(rig.runtime, user_id=user.id, question=QUESTIONS[1], conversation_id=None)
+    turn = TurnStream(rig.runtime, user_id=user.id, plan=plan)
+    pg.stop("fast")
+    try:
+        body = "".join(answer_events(turn, ApiMetrics(), threading.Event()))
+    finally:
+        pg.start()
+    events = sse_events(body)
+    assert [name for name, _ in events] == ["meta", "error"], body[:500]
+    assert events[-1][1] == {"detail": DB_DOWN}
+    assert table_counts(rig.runtime.engine) == before
+    with rig.runtime.session_factory() as session:
+        assert session.scalars(select(ExposureReservation)).all() == []

@@ -118,13 +118,31 @@ def test_a_hidden_conversation_is_unknown_to_its_member_and_kept_for_admins(
     ):
         with pytest.raises(NotFoundError):
             action()
-    with pytest.raises(NotFoundError):
-        turn(session, gone, question="one more?")
     # Admins (user None) still see it, with when it was hidden; its turn is still stored.
     assert get_conversation(session, gone, None).hidden_at == at
     everyone = {c.id: c.hidden_at for c in list_conversations(session, None)}
     assert everyone == {kept: None, gone: at}
     assert [m.role for m in list_messages(session, gone)] == ["user", "assistant"]
+
+
+def test_a_turn_that_was_running_when_its_conversation_was_hidden_is_stored_and_stays_hidden(
+    session: Session, alice: int, bob: int
+) -> None:
+    gone = started(session, alice, "delete me while I answer")
+    hide_conversation(session, gone, alice)
+    # The member read the answer before it was stored: it must be recorded all the same.
+    _, answer = turn(session, gone, question="one more?", owner=alice)
+    assert answer.conversation_id == gone
+    assert [m.role for m in list_messages(session, gone)] == ["user", "assistant"] * 2
+    with pytest.raises(NotFoundError):
+        get_conversation(session, gone, alice)
+    assert titles(session, alice) == []
+    # Never into another member's conversation, hidden or not.
+    shown = started(session, alice, "mine")
+    for conversation_id in (gone, shown):
+        with pytest.raises(NotFoundError):
+            turn(session, conversation_id, question="bob's?", owner=bob)
+    assert len(list_messages(session, shown)) == 2
 
 
 def test_regenerating_adds_an_answer_to_the_last_question(session: Session, alice: int) -> None:

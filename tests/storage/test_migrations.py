@@ -26,6 +26,7 @@ TABLES = {
     "retrieval_events",
     "cards",
     "exposures",
+    "exposure_reservations",
     "feedback",
     "used_host_tokens",
 }

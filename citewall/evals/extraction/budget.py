@@ -1,7 +1,8 @@
 """The exposure budget replayed over a member's turns in simulated time.
 
-The server decides before each turn (``chat.turn.budget_state``): count the distinct internal
-cards in the member's exposure rows created at or after ``now - window``; at ``cards`` or more
+The server decides for each turn once its context is retrieved (``chat.budget.ExposureGate``):
+count the distinct internal cards in the member's exposure rows (and the reservations of their
+turns still answering) created at or after ``now - window``; at ``cards`` or more
 (``chat.exposure.Budget.spent``) the turn is restricted to external cards, so it adds no
 exposure. ``replay_budget`` applies that same rule, with the server's own ``Budget``, to turns
 whose exposures were captured once through the real app; a test checks it against real turns.

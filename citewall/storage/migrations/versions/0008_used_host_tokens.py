@@ -1,8 +1,8 @@
 """Host tokens already exchanged for a session, so each signs in once.
 
 Revision ID: 0008
-Revises: 0006
-Create Date: 2026-12-10
+Revises: 0007
+Create Date: 2026-12-01
 
 ``used_host_tokens`` holds one row per host token exchanged: ``token_key`` (a sha256 hex digest:
 of the issuer and ``jti``, or of the signed part of a token without one) and ``expires_at``
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0006"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
