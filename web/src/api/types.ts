@@ -2002,6 +2002,15 @@ export interface operations {
           "application/json": components["schemas"]["ConversationSummaryPublic"];
         };
       };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
@@ -2071,6 +2080,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["FeedbackPublic"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
@@ -2484,6 +2502,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["SessionPublic"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description The host token was not accepted (the reason is in the server log). */
