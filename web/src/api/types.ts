@@ -543,7 +543,7 @@ export interface paths {
     };
     /**
      * Metrics
-     * @description Prometheus text exposition.
+     * @description Prometheus text exposition; with ``CITEWALL_METRICS_TOKEN`` set, only for that token.
      */
     get: operations["metrics_metrics_get"];
     put?: never;
@@ -3472,6 +3472,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description CITEWALL_METRICS_TOKEN is set and the request's bearer token is not it. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
       };
     };
   };
