@@ -391,6 +391,25 @@ class Settings(BaseSettings):
         description="With Redis unreachable: open lets requests through, closed refuses them "
         "with a 503. Either way /readyz and citewall_rate_limit_redis_errors_total say so.",
     )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="Set, /metrics answers only requests with `Authorization: Bearer <token>` "
+        "(at least 16 characters, e.g. `openssl rand -hex 32`). Unset, /metrics is open: keep "
+        "it off the public internet (a proxy rule, or this token).",
+    )
+    keep_alive_timeout_s: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        description="How long `citewall serve` keeps an idle connection open between requests.",
+    )
+    body_read_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=600,
+        description="Longest a request body may take to arrive, from the end of its headers; "
+        "past it the request is answered 408 and the connection closed.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     malloc_arena_max: int | None = Field(
         default=2, ge=0, le=64, description="glibc malloc arenas for `citewall serve` (0: off)."
@@ -452,6 +471,17 @@ class Settings(BaseSettings):
         parts = urlsplit(value)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host")
+        return value
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _check_metrics_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or value.get_secret_value() == "":
+            return None
+        if len(value.get_secret_value()) < 16:
+            raise ValueError(
+                "must be at least 16 characters, e.g. the output of openssl rand -hex 32"
+            )
         return value
 
     @field_validator("crawl_user_agent")

@@ -12,6 +12,7 @@ from prometheus_client import Counter
 
 from citewall import __version__
 from citewall.api.allocator import cap_malloc_arenas
+from citewall.api.body_timeout import BodyReadTimeoutMiddleware
 from citewall.api.docs import build_docs_router
 from citewall.api.errors import UnexpectedErrorMiddleware, install_error_handlers
 from citewall.api.headers import ApiCorsMiddleware, SecurityHeadersMiddleware
@@ -76,7 +77,8 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)
     # Innermost first: errors -> metrics -> CORS (answers preflights) -> security headers
-    # (outermost, so every response).
+    # (so every response) -> the body deadline (outermost: it times every read and closes the
+    # connection of any response given before the body was in).
     embed_origins = runtime.settings.embed_origins
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
     app.add_middleware(UnexpectedErrorMiddleware)
@@ -84,6 +86,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     if embed_origins:
         app.add_middleware(ApiCorsMiddleware, origins=embed_origins)
     app.add_middleware(SecurityHeadersMiddleware, embed_origins=embed_origins)
+    app.add_middleware(BodyReadTimeoutMiddleware, timeout_s=runtime.settings.body_read_timeout_s)
     return app
 
 

@@ -9,6 +9,8 @@ token may carry the proxy's assertion instead, and admin routes accept only that
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -76,6 +78,26 @@ def get_sign_in(request: Request) -> SignIn:
 
 SignInDep = Annotated[SignIn, Depends(get_sign_in)]
 BearerCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+
+
+def require_metrics_token(request: Request, runtime: RuntimeDep) -> None:
+    """401 unless the request's bearer token is ``CITEWALL_METRICS_TOKEN`` (when it is set).
+
+    Compared in constant time, as digests so not even its length shows; a missing and a wrong
+    token get the same answer.
+    """
+    expected = runtime.settings.metrics_token
+    if expected is None:
+        return
+    scheme, given = get_authorization_scheme_param(request.headers.get("Authorization"))
+    sent = given.strip() if scheme.lower() == "bearer" else ""
+    if not hmac.compare_digest(
+        hashlib.sha256(sent.encode("utf-8")).digest(),
+        hashlib.sha256(expected.get_secret_value().encode("utf-8")).digest(),
+    ):
+        raise AuthError(
+            "metrics need the metrics token: send 'Authorization: Bearer <CITEWALL_METRICS_TOKEN>'"
+        )
 
 
 @dataclass(frozen=True, slots=True)

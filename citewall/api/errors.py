@@ -99,8 +99,16 @@ async def _citewall_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     return error_response(exc)
 
 
-#: What a body that is not JSON gets (400, as documented), whatever the parser's complaint.
-NOT_JSON = "the request body is not valid JSON; send a JSON object (Content-Type: application/json)"
+def not_json_detail(reason: str) -> str:
+    """What a body that is not JSON gets (400, as documented), with ``parse_json_body``'s reason.
+
+    >>> not_json_detail("byte 3 is not UTF-8")[:58]
+    'the request body is not valid JSON (byte 3 is not UTF-8); '
+    """
+    return (
+        f"the request body is not valid JSON ({reason}); "
+        "send a JSON object (Content-Type: application/json)"
+    )
 
 
 async def _database_lost(_: Request, exc: Exception) -> EncodableJSONResponse:
@@ -113,9 +121,10 @@ async def _database_lost(_: Request, exc: Exception) -> EncodableJSONResponse:
 async def _validation_error(_: Request, exc: Exception) -> EncodableJSONResponse:
     # FastAPI's default echoes the offending input back; keep location and message only.
     assert isinstance(exc, RequestValidationError)
-    if any(err.get("type") == "json_invalid" for err in exc.errors()):
-        # Not a field problem: the body could not be parsed at all.
-        return EncodableJSONResponse({"detail": NOT_JSON}, status_code=400)
+    for err in exc.errors():
+        if err.get("type") == "json_invalid":  # not a field problem: the body is not JSON
+            reason = str(err.get("ctx", {}).get("error", "unreadable"))
+            return EncodableJSONResponse({"detail": not_json_detail(reason)}, status_code=400)
     problems = [
         {
             "loc": [str(p) for p in err.get("loc", ())],

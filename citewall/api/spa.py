@@ -6,6 +6,11 @@ what no route does: a known path asked with the wrong method stays a 405 with ``
 (``/healthz/`` -> ``/healthz``) instead of serving index.html. ``/api/...`` paths are never
 answered with the UI (an unknown API path is a JSON 404). When the build is absent, ``/``
 answers a short page saying how to build it.
+
+Which paths name files is decided by where they are, never by a dot: client routes carry ids
+that hold dots (a crawled card's ``site-help-example-com-00613d60.guides-void-a-label-...``),
+while the build's files all live in its asset folder or at its root. A path there that is not
+a file is a 404; any other path is a client route and gets ``index.html``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,21 @@ NOT_BUILT = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 #: The UI is read-only: these are the methods it answers.
 UI_METHODS = ("GET", "HEAD")
 
+#: The build's asset folder (Vite's ``build.assetsDir``): the hashed scripts and styles.
+ASSET_DIR = "assets"
+
+
+def is_file_path(path: str) -> bool:
+    """Whether ``path`` (no leading slash) names a file of the build rather than a client route:
+    anything in the asset folder, or a file name at the root (no client route is one segment
+    with a dot).
+
+    >>> [is_file_path(p) for p in ("assets/app.js", "favicon.png", "admin/cards/help.example.com")]
+    [True, True, False]
+    """
+    first, sep, _ = path.partition("/")
+    return first == ASSET_DIR or (not sep and "." in first)
+
 
 def spa_response(dist: Path, path: str, method: str) -> Response:
     """What the UI answers for ``path`` (no leading slash); raises ``HTTPException`` otherwise."""
@@ -47,7 +67,7 @@ def spa_response(dist: Path, path: str, method: str) -> Response:
         # Never serve outside the build directory (``..`` or symlinks).
         if candidate.is_relative_to(dist.resolve()) and candidate.is_file():
             return FileResponse(candidate)
-        if "." in path.rsplit("/", 1)[-1]:
+        if is_file_path(path) or ".." in path.split("/"):
             raise HTTPException(status_code=404, detail="not found")
     return FileResponse(index, headers={"Cache-Control": "no-cache"})
 

@@ -4,7 +4,9 @@ One worker (the default) serves the Runtime this process built. With ``--workers
 process migrates the database once and loads no model; uvicorn starts N worker processes, each
 building its own Runtime (models loaded once per worker, the malloc arena cap and thread
 settings applied in each) and sharing the port. Limits meant to hold across workers need
-``CITEWALL_REDIS_URL`` (docs/api.md).
+``CITEWALL_REDIS_URL`` (docs/api.md). An idle connection is closed after
+``CITEWALL_KEEP_ALIVE_TIMEOUT_S`` (uvicorn's ``timeout_keep_alive``); a body slower than
+``CITEWALL_BODY_READ_TIMEOUT_S`` is cut off by the app (``api/body_timeout.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import typer
 from citewall.cli.errors import cli_errors
 
 if TYPE_CHECKING:
+    from citewall.config import Settings
     from citewall.runtime import Runtime
 
 
@@ -32,10 +35,17 @@ def run_server(runtime: Runtime, host: str, port: int, log_level: str) -> None:
 
     app = create_app(runtime)
     typer.echo(f"citewall: serving on http://{host}:{port}  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        proxy_headers=False,
+        timeout_keep_alive=runtime.settings.keep_alive_timeout_s,
+    )
 
 
-def run_workers(host: str, port: int, workers: int, log_level: str) -> None:
+def run_workers(host: str, port: int, workers: int, settings: Settings) -> None:
     """Serve with ``workers`` processes, each calling ``create_worker_app``."""
     # Deferred: uvicorn takes a second to import; `citewall --help` should not.
     import uvicorn
@@ -50,8 +60,9 @@ def run_workers(host: str, port: int, workers: int, log_level: str) -> None:
         host=host,
         port=port,
         workers=workers,
-        log_level=log_level,
+        log_level=settings.log_level,
         proxy_headers=False,
+        timeout_keep_alive=settings.keep_alive_timeout_s,
     )
 
 
@@ -76,7 +87,7 @@ def serve(
                 schema.migrate(engine)
             finally:
                 engine.dispose()
-        run_workers(host or settings.host, port or settings.port, workers, settings.log_level)
+        run_workers(host or settings.host, port or settings.port, workers, settings)
         return
     with cli_errors():
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fastapi import FastAPI
+import pytest
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from citewall.api.docs import VENDOR_ASSETS
 from citewall.api.headers import STRICT_CSP
-from citewall.api.spa import install_spa
+from citewall.api.spa import install_spa, spa_response
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
 from .test_flows import sse_events
@@ -150,6 +152,39 @@ def test_spa_serves_files_and_falls_back_to_index(tmp_path: Path) -> None:
         r = c.get(escape)  # a file outside the build is never served, nor index.html instead
         assert (r.status_code, r.json()) == (404, {"detail": "not found"}), escape
     assert c.get("/api/v1/x").status_code == 404
+
+
+#: Card ids as ingest makes them: a crawled page's (``ingest/crawl/ids.py``), a document
+#: section's in a folder (``ingest/documents/ids.py``), and ids that end like a file name.
+DOTTED_CARD_IDS = (
+    "site-help-example-com-00613d60.guides-void-a-label-c45af82c299f",
+    "guides.refund-playbook-pdf--duplicate-charges",
+    "help.example.com.shipping",
+    "playbook.pdf",
+    "notes.index.html",
+)
+
+
+def test_client_routes_with_a_dot_get_index_and_missing_assets_404(tmp_path: Path) -> None:
+    """Finding 6: a card page whose id holds a dot answered the missing-file 404 on reload."""
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<!doctype html><div id=root></div>")
+    (dist / "assets" / "app.js").write_text("console.log(1)")
+    (dist / "embed.js").write_text("embed()")
+    for card_id in DOTTED_CARD_IDS:
+        for path in (f"admin/cards/{card_id}", f"c/{card_id}", f"admin/exposure/{card_id}"):
+            r = spa_response(dist, path, "GET")
+            assert isinstance(r, FileResponse) and Path(r.path) == dist / "index.html", path
+    assert Path(spa_response(dist, "assets/app.js", "GET").path) == dist / "assets" / "app.js"
+    assert Path(spa_response(dist, "embed.js", "HEAD").path) == dist / "embed.js"
+    for missing in ("assets/missing.js", "assets/sub/x.css", "assets", "favicon.png", "robots.txt"):
+        with pytest.raises(HTTPException) as err:
+            spa_response(dist, missing, "GET")
+        assert (err.value.status_code, err.value.detail) == (404, "not found"), missing
+    with pytest.raises(HTTPException) as err:
+        spa_response(dist, "admin/../../secret.txt", "GET")  # never a client route
+    assert err.value.status_code == 404
 
 
 def test_without_a_build_root_explains_how_to_build(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 
 from citewall.api.deps import BearerCredentials, RuntimeDep, SessionDep, SignInDep, bearer_token
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.limits import RateLimiter
 from citewall.api.metrics import ApiMetrics
 from citewall.api.responses import AUTHENTICATED, error_responses
@@ -20,7 +21,7 @@ from citewall.auth.rejection import TokenRejected
 from citewall.errors import AuthError, NotFoundError
 from citewall.storage.sessions import revoke_session
 
-router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
+router = APIRouter(prefix="/api/v1/auth", tags=["auth"], route_class=StrictJsonRoute)
 
 NOT_CONFIGURED = "sign-in with a host token is not configured"
 NOT_A_SESSION = "not a session; revoke API tokens with citewall users revoke"
@@ -40,6 +41,7 @@ def auth_config(sign_in: SignInDep) -> Any:
     status_code=201,
     response_model=SessionPublic,
     responses=error_responses(
+        400,
         429,
         503,
         described={

@@ -15,6 +15,7 @@ from fastapi.responses import StreamingResponse
 
 from citewall.api.answer_stream import answer_stream, public_reply, record_turn
 from citewall.api.deps import CurrentUser, RuntimeDep
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.limits import check_message_length
 from citewall.api.metrics import ApiMetrics
 from citewall.api.responses import AUTHENTICATED, error_responses
@@ -27,6 +28,7 @@ router = APIRouter(
     prefix="/api/v1",
     tags=["chat"],
     responses=error_responses(*AUTHENTICATED, 400, 404, 409, 413, 502),
+    route_class=StrictJsonRoute,
 )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Response
 
 from citewall.api.deps import CurrentUser, SessionDep
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     MAX_OFFSET,
@@ -23,7 +24,10 @@ from citewall.storage import conversations, feedback
 from citewall.storage.models import AnswerStatus, Feedback, Message
 
 router = APIRouter(
-    prefix="/api/v1", tags=["conversations"], responses=error_responses(*AUTHENTICATED, 404)
+    prefix="/api/v1",
+    tags=["conversations"],
+    responses=error_responses(*AUTHENTICATED, 404),
+    route_class=StrictJsonRoute,
 )
 
 
@@ -107,7 +111,11 @@ def get_own_conversation(conversation_id: str, session: SessionDep, user: Curren
     )
 
 
-@router.patch("/conversations/{conversation_id}", response_model=ConversationSummaryPublic)
+@router.patch(
+    "/conversations/{conversation_id}",
+    response_model=ConversationSummaryPublic,
+    responses=error_responses(400),
+)
 def rename_own_conversation(
     conversation_id: str, body: ConversationRename, session: SessionDep, user: CurrentUser
 ) -> Any:

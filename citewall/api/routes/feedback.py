@@ -8,17 +8,25 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from citewall.api.deps import CurrentUser, SessionDep
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.routes.conversations import public_feedback
 from citewall.api.schemas import FeedbackPublic, FeedbackRequest
 from citewall.storage import feedback
 
 router = APIRouter(
-    prefix="/api/v1", tags=["feedback"], responses=error_responses(*AUTHENTICATED, 404)
+    prefix="/api/v1",
+    tags=["feedback"],
+    responses=error_responses(*AUTHENTICATED, 404),
+    route_class=StrictJsonRoute,
 )
 
 
-@router.put("/messages/{message_id}/feedback", response_model=FeedbackPublic)
+@router.put(
+    "/messages/{message_id}/feedback",
+    response_model=FeedbackPublic,
+    responses=error_responses(400),
+)
 def rate_answer(
     message_id: str, body: FeedbackRequest, session: SessionDep, user: CurrentUser
 ) -> Any:

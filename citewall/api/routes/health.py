@@ -1,4 +1,7 @@
-"""Liveness, readiness and Prometheus metrics (no auth: they carry no KB content).
+"""Liveness, readiness and Prometheus metrics (no user auth: they carry no KB content).
+
+``/metrics`` needs ``CITEWALL_METRICS_TOKEN`` as a bearer token when that is set: its counters
+describe the deployment and its traffic.
 
 ``/readyz`` answers everyone with its status alone; the details (database, vector store,
 lexical index, reranker name and state) need an admin token, since they describe the
@@ -10,11 +13,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from citewall.api.deps import RuntimeDep, is_admin_caller
+from citewall.api.deps import RuntimeDep, is_admin_caller, require_metrics_token
 from citewall.api.limits import RateLimiter
 from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
@@ -96,8 +99,15 @@ def vector_store_ok(status: dict[str, Any]) -> bool:
     return True
 
 
-@router.get("/metrics", response_class=Response)
+@router.get(
+    "/metrics",
+    response_class=Response,
+    dependencies=[Depends(require_metrics_token)],
+    responses=error_responses(
+        described={401: "CITEWALL_METRICS_TOKEN is set and the request's bearer token is not it."}
+    ),
+)
 def metrics(request: Request) -> Response:
-    """Prometheus text exposition."""
+    """Prometheus text exposition; with ``CITEWALL_METRICS_TOKEN`` set, only for that token."""
     registry = request.app.state.metrics.registry
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

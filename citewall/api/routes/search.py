@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from citewall.api.deps import AdminUser, CurrentUser, RuntimeDep
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
     AdminSearchHit,
@@ -24,7 +25,10 @@ from citewall.boundary.external import external_sources_only
 from citewall.retrieval.types import ContextChunk
 
 router = APIRouter(
-    prefix="/api/v1", tags=["search"], responses=error_responses(*AUTHENTICATED, 400, 413)
+    prefix="/api/v1",
+    tags=["search"],
+    responses=error_responses(*AUTHENTICATED, 400, 413),
+    route_class=StrictJsonRoute,
 )
 
 #: Most cards one search retrieves before the external-only filter.

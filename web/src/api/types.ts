@@ -543,7 +543,7 @@ export interface paths {
     };
     /**
      * Metrics
-     * @description Prometheus text exposition.
+     * @description Prometheus text exposition; with ``CITEWALL_METRICS_TOKEN`` set, only for that token.
      */
     get: operations["metrics_metrics_get"];
     put?: never;
@@ -2002,6 +2002,15 @@ export interface operations {
           "application/json": components["schemas"]["ConversationSummaryPublic"];
         };
       };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
         headers: {
@@ -2071,6 +2080,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["FeedbackPublic"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
@@ -2484,6 +2502,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["SessionPublic"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description The host token was not accepted (the reason is in the server log). */
@@ -3445,6 +3472,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description CITEWALL_METRICS_TOKEN is set and the request's bearer token is not it. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
       };
     };
   };
