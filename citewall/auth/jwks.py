@@ -1,6 +1,6 @@
 """A JWKS (JSON Web Key Set) fetched over HTTP and cached: the keys of RS256/ES256 tokens.
 
-Rules (docs: issue 20): the set is used for ``cache_s`` seconds, then refetched; a token naming
+Rules (docs/sign-in.md): the set is used for ``cache_s`` seconds, then refetched; a token naming
 an unknown ``kid`` triggers one refetch (key rotation), but fetches happen at most once per
 ``min_refetch_s`` (10 s), so a flood of tokens with random kids cannot hammer the host; a fetch
 that fails or times out (``timeout_s``) keeps the keys already cached. Thread-safe: one lock
