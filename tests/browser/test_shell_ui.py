@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from citewall.config import load_settings
 from citewall.storage import db, users
@@ -173,8 +173,8 @@ def row(page: Page, title: str) -> Any:
     )
 
 
-def titles_listed(page: Page) -> list[str]:
-    return page.locator(".conversation-list .conversation-title").all_inner_texts()
+def titles_listed(page: Page) -> Locator:
+    return page.locator(".conversation-list .conversation-title")
 
 
 def test_rename_delete_and_search_conversations(
@@ -193,11 +193,10 @@ def test_rename_delete_and_search_conversations(
     traps = BrowserTraps().attach(page)
     sign_in(page, shell_server.base_url, shell_server.tokens["sam"], path=f"/c/{refund}")
     expect(heading(page)).to_have_text("Refund for a damaged parcel")
-    assert titles_listed(page) == [
-        "Label printing fails",
-        "Refund for a damaged parcel",
-        "Customs forms for Canada",
-    ]
+    # The list loads on its own request, after the heading: wait for it, as a reader would.
+    expect(titles_listed(page)).to_have_text(
+        ["Label printing fails", "Refund for a damaged parcel", "Customs forms for Canada"]
+    )
 
     def server_titles() -> dict[str, str]:
         listed = api(shell_server, "sam", "GET", "/api/v1/conversations")
@@ -237,18 +236,18 @@ def test_rename_delete_and_search_conversations(
     # -- search: on titles, and on the member's questions (the old title was the question) ----
     search = page.get_by_role("searchbox", name="Search conversations")
     search.fill("customs")
-    expect(page.locator(".conversation-list .conversation-title")).to_have_text(
+    expect(titles_listed(page)).to_have_text(
         ["Customs forms for Canada"]
     )
     expect(page.get_by_role("status").filter(has_text="match")).to_have_text(
         "1 conversation matches."
     )
     search.fill("label printing")
-    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+    expect(titles_listed(page)).to_have_text(["Printer trouble"])
     search.fill("no such words anywhere")
     expect(page.get_by_text("No conversations match your search.")).to_be_visible()
     search.fill("")
-    expect(page.locator(".conversation-list .conversation-title")).to_have_count(3)
+    expect(titles_listed(page)).to_have_count(3)
 
     # -- delete asks first; Cancel keeps it ---------------------------------------------------
     toggle = page.get_by_role("button", name="Actions for Customs forms for Canada")
@@ -267,7 +266,7 @@ def test_rename_delete_and_search_conversations(
     toggle.click()
     row(page, "Customs forms for Canada").get_by_role("button", name="Delete").click()
     confirm.get_by_role("button", name="Delete").click()
-    expect(page.locator(".conversation-list .conversation-title")).to_have_text(
+    expect(titles_listed(page)).to_have_text(
         ["Printer trouble", "Damaged parcel refund"]
     )
     assert customs not in server_titles()
@@ -288,11 +287,11 @@ def test_rename_delete_and_search_conversations(
     expect(page).to_have_url(re.compile(r"/$"))
     expect(heading(page)).to_have_text("New conversation")
     expect(page.get_by_label("Your question")).to_be_focused()
-    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+    expect(titles_listed(page)).to_have_text(["Printer trouble"])
 
     # A reload shows what the server kept; the admin still sees both deleted conversations.
     page.reload()
-    expect(page.locator(".conversation-list .conversation-title")).to_have_text(["Printer trouble"])
+    expect(titles_listed(page)).to_have_text(["Printer trouble"])
     admin_rows = api(shell_server, "ada", "GET", "/api/v1/admin/conversations?limit=200")
     hidden = {c["id"] for c in admin_rows if c.get("hidden_at")}
     assert {customs, refund} <= hidden and label not in hidden, admin_rows
