@@ -76,11 +76,6 @@ def check_origin(origin: str) -> str:
     return text.rstrip("/").lower()
 
 
-#: The one IPv6 loopback address (an IPv4-mapped 127.x is not taken for one).
-IPV6_LOOPBACK = ipaddress.IPv6Address("::1")
-IPV4_LOOPBACK = ipaddress.IPv4Network("127.0.0.0/8")
-
-
 def is_loopback_host(host: str) -> bool:
     """Whether a URL's host is this machine's loopback: ``localhost``, 127.0.0.0/8 or ``::1``.
 
@@ -90,12 +85,9 @@ def is_loopback_host(host: str) -> bool:
     if host.lower() == "localhost":
         return True
     try:
-        address = ipaddress.ip_address(host)
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-    if isinstance(address, ipaddress.IPv4Address):
-        return address in IPV4_LOOPBACK
-    return address == IPV6_LOOPBACK
 
 
 def check_jwks_transport(env: str, url: str, allow_http: bool) -> None:
