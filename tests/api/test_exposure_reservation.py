@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
+import pytest
 from sqlalchemy import func, select
 
 from citewall.api.answer_stream import answer_events
 from citewall.api.metrics import ApiMetrics
 from citewall.boundary.prose import prose_only
+from citewall.chat.budget import ExposureGate
 from citewall.chat.turn import prepare_regeneration, prepare_turn
 from citewall.chat.turn_stream import TurnStream
 from citewall.runtime import Runtime
@@ -91,16 +93,33 @@ def test_the_budget_is_reserved_before_the_first_token_and_settled_by_the_save(
     assert reserved(env) == 0 and exposed(env, turn.result.message_id)
 
 
+def regenerated(env: ApiEnv, question: str) -> tuple[Generator[str, None, None], TurnStream]:
+    """A regenerate of the member's answer to ``question``, streamed."""
+    cid = env.chat("member", question).json()["conversation_id"]
+    plan = prepare_regeneration(env.runtime, user_id=env.user_ids["member"], conversation_id=cid)
+    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    return answer_events(turn, ApiMetrics(), threading.Event()), turn
+
+
+def asked(env: ApiEnv, question: str) -> tuple[Generator[str, None, None], TurnStream]:
+    """A new question in a conversation the member opened with small talk, streamed."""
+    events, _, _, turn = stream(env, question, opened(env))
+    return events, turn
+
+
+@pytest.mark.parametrize("start", [asked, regenerated], ids=["asked", "regenerated"])
 def test_the_whole_answer_is_stored_when_the_conversation_is_deleted_mid_answer(
-    env_both: ApiEnv, kb_facts: KbFacts
+    env_both: ApiEnv,
+    kb_facts: KbFacts,
+    start: Callable[..., tuple[Generator[str, None, None], TurnStream]],
 ) -> None:
     env = env_both
-    cid = opened(env)
-    events, _, _, turn = stream(env, INTERNAL_QUESTIONS[1], cid)
+    events, turn = start(env, INTERNAL_QUESTIONS[1])
     sent = [next(events), next(events)]
-    delete(env, cid)
+    delete(env, turn.plan.conversation_id)
     sent += list(events)
     assert [n for n, _ in frames(sent)][-1] == "final", sent[-1]
+    assert turn.result is not None and turn.result.answer.answer_status == "answered"
     assert_recorded(env, turn, kb_facts, shown(sent))
 
 
@@ -130,28 +149,23 @@ def test_a_client_gone_after_the_delete_keeps_what_it_received(
     assert_recorded(env, turn, kb_facts, shown(sent))
 
 
-def test_a_regenerated_answer_is_stored_when_the_conversation_is_deleted_mid_answer(
-    env_both: ApiEnv, kb_facts: KbFacts
+def test_stopped_before_any_prose_releases_the_reservation(
+    env_both: ApiEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env = env_both
-    cid = env.chat("member", INTERNAL_QUESTIONS[2]).json()["conversation_id"]
-    plan = prepare_regeneration(env.runtime, user_id=env.user_ids["member"], conversation_id=cid)
-    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
-    events = answer_events(turn, ApiMetrics(), threading.Event())
-    sent = [next(events), next(events)]
-    delete(env, cid)
-    sent += list(events)
-    assert [n for n, _ in frames(sent)][-1] == "final", sent[-1]
-    assert turn.result is not None and turn.result.answer.answer_status == "answered"
-    assert_recorded(env, turn, kb_facts, shown(sent))
+    held: list[int] = []
+    release = ExposureGate.release
 
+    def observed_release(gate: ExposureGate) -> None:
+        held.append(reserved(env))
+        release(gate)
 
-def test_stopped_before_any_prose_releases_the_reservation(env_both: ApiEnv) -> None:
-    env = env_both
+    monkeypatch.setattr(ExposureGate, "release", observed_release)
     events, gone, _, turn = stream(env, INTERNAL_QUESTIONS[0], opened(env))
     next(events)
     gone.set()  # gone before the first delta reached the member
     assert list(events) == [] and turn.result is None
+    assert held and held[0] > 0, "the first delta was reserved before the stop was seen"
     assert reserved(env) == 0, "nothing was shown, so nothing stays held"
 
 
