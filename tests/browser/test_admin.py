@@ -113,6 +113,8 @@ def test_admin_cards_search_and_event_filters(
     sign_in(page, demo_server.base_url, demo_server.tokens["ada"], path="/admin/cards")
     page.get_by_label("Kind").select_option("internal")
     expect(page.locator("table.cards-table tbody tr").first).to_be_visible()
+    # The filtered page replaces the unfiltered one on its own request: wait for it.
+    expect(page.locator("table.cards-table .badge").filter(has_text="external")).to_have_count(0)
     assert set(page.locator("table.cards-table .badge").all_inner_texts()) == {"internal"}
     page.get_by_label("Kind").select_option("all")
     page.get_by_label("Search").fill("label")
