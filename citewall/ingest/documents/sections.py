@@ -27,11 +27,13 @@ _PARAGRAPHS = re.compile(r"\n\s*\n")
 @dataclass(frozen=True, slots=True)
 class Section:
     """A piece of a document: its heading (None for text before the first heading, or a page
-    group), its text, and for PDFs the pages it spans (1-based, inclusive)."""
+    group), its text, for PDFs the pages it spans (1-based, inclusive), and the member-facing
+    reply its ``Tell the member`` part holds (None without one)."""
 
     heading: str | None
     body: str
     pages: tuple[int, int] | None = None
+    reply: str | None = None
 
     @property
     def words(self) -> int:
@@ -73,7 +75,17 @@ def _join(first: Section, second: Section, *, keep: Section) -> Section:
         for s in (first, second)
     ]
     body = "\n\n".join(p for p in parts if p.strip())
-    return replace(keep, body=body, pages=_span(first.pages, second.pages))
+    reply = join_replies(first.reply, second.reply)
+    return replace(keep, body=body, pages=_span(first.pages, second.pages), reply=reply)
+
+
+def join_replies(*replies: str | None) -> str | None:
+    """The replies given, in order, as one (None when there is none).
+
+    >>> join_replies(None, "A.", "B."), join_replies(None)
+    ('A.\\n\\nB.', None)
+    """
+    return "\n\n".join(r for r in replies if r) or None
 
 
 def merge_small(sections: Sequence[Section], min_words: int = MIN_WORDS) -> list[Section]:
@@ -132,9 +144,9 @@ def cap_sections(sections: Sequence[Section], max_words: int = MAX_WORDS) -> lis
         for n, body in enumerate(_pack(section.body, max_words), start=1):
             if n == 1:
                 out.append(replace(section, body=body))
-            else:
+            else:  # the reply stays with part 1, which keeps the section's heading
                 heading = f"{label} (part {n})" if label else f"part {n}"
-                out.append(replace(section, heading=heading, body=body))
+                out.append(replace(section, heading=heading, body=body, reply=None))
     return out
 
 
