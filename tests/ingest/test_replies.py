@@ -15,7 +15,7 @@ from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.kb.card import Card
 from citewall.retrieval.records import index_text
-from ingest.documents.files import docx_bytes, words, write
+from ingest.documents.files import docx_bytes, pdf_bytes, words, write
 from ingest.kbfixtures import write_jsonl
 
 STAFF = "Log the credit in Helm with reason code GW-LATE and tell the team lead."
@@ -150,6 +150,12 @@ def test_a_long_document_gives_each_reply_to_the_section_above_it(tmp_path: Path
     by_section = {c.metadata["section"]: c for c in result.cards}
     assert by_section["Late"].reply == REPLY and by_section["Lost"].reply is None
     assert all("Tell the member" not in c.body for c in result.cards)
+
+
+def test_a_pdf_line_tell_the_member_starts_the_reply(tmp_path: Path) -> None:
+    write(tmp_path / "late.pdf", pdf_bytes([STAFF, "Tell the member:", REPLY]))
+    [card] = load_cards([tmp_path]).cards
+    assert card.reply == REPLY and card.body == STAFF
 
 
 def test_a_document_made_external_by_its_sidecar_refuses_a_reply(tmp_path: Path) -> None:

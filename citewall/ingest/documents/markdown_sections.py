@@ -24,6 +24,7 @@ from citewall.ingest.documents.sections import (
     Section,
     cap_sections,
     finish,
+    is_reply_heading,
     join_replies,
     merge_small,
 )
@@ -32,9 +33,6 @@ from citewall.ingest.documents.sections import (
 SPLIT_LEVEL = 2
 
 _PARSER = MarkdownIt("commonmark")
-
-#: The heading of the member-facing part, compared case-folded without a trailing colon.
-REPLY_HEADING = "tell the member"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +97,6 @@ class ReplySplit:
     body: str
     reply: str | None
     line: int | None
-
-
-def is_reply_heading(text: str) -> bool:
-    """Does a heading open the member-facing part?
-
-    >>> is_reply_heading("Tell the member:"), is_reply_heading("Telling the member")
-    (True, False)
-    """
-    return text.strip().rstrip(":").strip().casefold() == REPLY_HEADING
 
 
 def reply_parts(markdown: str) -> list[ReplyPart]:

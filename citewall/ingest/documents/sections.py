@@ -23,6 +23,10 @@ MIN_WORDS = 40
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
+#: The heading of an internal card's member-facing part (its reply), compared case-folded
+#: without a trailing colon: ``## Tell the member`` in Markdown, a line of its own in a PDF.
+REPLY_HEADING = "tell the member"
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
@@ -77,6 +81,15 @@ def _join(first: Section, second: Section, *, keep: Section) -> Section:
     body = "\n\n".join(p for p in parts if p.strip())
     reply = join_replies(first.reply, second.reply)
     return replace(keep, body=body, pages=_span(first.pages, second.pages), reply=reply)
+
+
+def is_reply_heading(text: str) -> bool:
+    """Does a heading (or a PDF line) open the member-facing part?
+
+    >>> is_reply_heading("Tell the member:"), is_reply_heading("Telling the member")
+    (True, False)
+    """
+    return text.strip().rstrip(":").strip().casefold() == REPLY_HEADING
 
 
 def join_replies(*replies: str | None) -> str | None:
