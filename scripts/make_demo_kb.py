@@ -127,7 +127,8 @@ def card_rng(card_id: str) -> random.Random:
 
 
 def build_topic(topic: dict[str, Any], codes: set[str]) -> list[dict[str, Any]]:
-    """One topic's cards: external help pages get a url/licence, internal playbooks canaries."""
+    """One topic's cards: external help pages get a url/licence, internal playbooks canaries
+    and, when the source gives one, their ``reply`` (what the member may be told)."""
     cards: list[dict[str, Any]] = []
     name = topic["topic"]
     context = topic.get("context", [])
@@ -138,6 +139,8 @@ def build_topic(topic: dict[str, Any], codes: set[str]) -> list[dict[str, Any]]:
         rng = card_rng(card_id)
         body = compose_body(spec["body"], context, rng)
         external = card_id.startswith("help-")
+        if external and "reply" in spec:
+            raise SourceError(f"{card_id}: a public help page has no reply (its body is public)")
         if external:
             slug = card_id.removeprefix(f"help-{topic['section']}-")
             card: dict[str, Any] = {
@@ -175,6 +178,7 @@ def build_topic(topic: dict[str, Any], codes: set[str]) -> list[dict[str, Any]]:
                 "id": card_id,
                 "title": f"{clean(spec['title'])} (CWLEAKT-{code})",
                 "body": body,
+                **({"reply": clean(spec["reply"])} if spec.get("reply") else {}),
                 "metadata": metadata,
             }
         words = word_count(card["body"])

@@ -66,7 +66,7 @@ class Budget:
 
 def internal_words(chunks: Sequence[ContextChunk]) -> list[Words]:
     """The words of each internal card of the context."""
-    return [words(c.text) for c in chunks if not c.is_external]
+    return [words(c.all_text) for c in chunks if not c.is_external]
 
 
 class CapCounter:
@@ -159,9 +159,9 @@ def measure_exposure(
         if chunk.is_external or chunk.id in seen:
             continue
         seen.add(chunk.id)
-        sentences = card_sentences(chunk.text)
+        sentences = card_sentences(chunk.all_text)
         repeated = repeated_sentences(answer, sentences)
-        span = longest_span(answer, words(chunk.text))
+        span = longest_span(answer, words(chunk.all_text))
         if chunk.id in cited or repeated or span >= span_words:
             out.append(
                 ExposureRecord(

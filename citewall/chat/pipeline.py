@@ -38,6 +38,7 @@ from citewall.chat.exposure import (
 from citewall.chat.smalltalk import smalltalk_reply
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
+from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
@@ -279,7 +280,9 @@ def stream_answer(
             text = apply_cap(text, counter.keep)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
-    answer = finish_answer(text, context, generator=generator.name, embedder=embedder)
+    answer = finish_answer(
+        text, context, generator=generator.name, embedder=embedder, span_words=policy.span_words
+    )
     if not answer.citations:  # nothing in the context supports what was written
         dropped = answer.dropped_markers
         answer = _not_found(NOTHING_FOUND, context, generator.name, {}, condensed, signals)
@@ -349,17 +352,26 @@ def _not_found(
 
 
 def finish_answer(
-    text: str, context: RetrievedContext, *, generator: str, embedder: Embedder
+    text: str,
+    context: RetrievedContext,
+    *,
+    generator: str,
+    embedder: Embedder,
+    span_words: int = 10,
 ) -> Answer:
-    """Reconcile, attribute when nothing valid was cited, enrich, build sources and events."""
+    """Reconcile, attribute when nothing valid was cited, enrich, build sources and events.
+
+    Whichever generator wrote the markers (or attribution inserted them), a sentence copied
+    from an internal card cites no public card (``keep_copies_internal``)."""
     t0 = time.perf_counter()
     chunks = context.chunks
+    text = keep_copies_internal(text, chunks, span_words)
     rec = reconcile(text, chunks)
     content = text
     attributed = False
     citations = rec.citations
     if not citations:
-        annotated = attribute(text, chunks, embedder)
+        annotated = keep_copies_internal(attribute(text, chunks, embedder), chunks, span_words)
         if annotated != text:
             again = reconcile(annotated, chunks)
             if again.citations:

@@ -31,7 +31,9 @@ def stopped_answer(
     context = progress.context
     if context is None or not shown.strip() or not reconcile(shown, context.chunks).citations:
         return None
-    answer = finish_answer(shown, context, generator=generator, embedder=embedder)
+    answer = finish_answer(
+        shown, context, generator=generator, embedder=embedder, span_words=policy.span_words
+    )
     cited = {c.card_id for c in answer.citations}
     answer.exposures = measure_exposure(answer.content, context.chunks, cited, policy.span_words)
     answer.answer_status = "stopped"

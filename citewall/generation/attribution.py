@@ -49,7 +49,8 @@ def attribute(text: str, context: Sequence[ContextChunk], embedder: Embedder) ->
     owners: list[int] = []
     passages: list[str] = []
     for i, chunk in enumerate(context):
-        for unit in card_units(chunk.text or ""):
+        # Staff notes too: a sentence taken from them belongs to its internal card.
+        for unit in card_units(chunk.all_text):
             owners.append(i)
             passages.append(unit)
     if not passages:

@@ -6,7 +6,8 @@ MiniLM embeddings, the units' vectors read from what ingest stored, plus lexical
 stemmed content words, with a small bonus for better-ranked cards), then answers from the
 retriever's best card: its best sentence first, up to three more of its relevant sentences,
 another card's only when it is as relevant as the best (MMR-style redundancy control
-throughout), each cited with ``[n]``.
+throughout), each cited with ``[n]``. An internal card is quoted only from its member-facing
+reply (``ContextChunk.quotable_text``); without one it still ranks but adds nothing to the prose.
 
 Safety by construction: a sentence that contains a URL (or any ``scheme:`` link), a Markdown
 link, HTML, a card title or a card id is never used, so the answer cannot copy an internal
@@ -198,7 +199,8 @@ class ExtractiveGenerator:
         out: list[_Candidate] = []
         seen: set[str] = set()
         for ci, chunk in enumerate(context):
-            for pos, raw in enumerate(split_sentences(chunk.text or "")):
+            # An internal card is quoted only from its reply: its staff notes never reach prose.
+            for pos, raw in enumerate(split_sentences(chunk.quotable_text)):
                 sentence = _clean(raw)
                 if sentence is None or sentence.lower() in seen:
                     continue

@@ -37,7 +37,8 @@ def chunk_card(card: Card, max_words: int) -> list[ChunkRecord]:
     """Chunks of ``card``'s body, at most ``max_words`` words each, paragraphs kept whole.
 
     The text stored is the body piece; ``index_text`` prepends the title for embedding and
-    BM25, so a chunk deep in a card still carries what the card is about.
+    BM25, so a chunk deep in a card still carries what the card is about. Every chunk carries
+    the card's reply whole (it is what the card lets an answer quote).
     """
     meta = card.full_metadata()
     return [
@@ -52,6 +53,7 @@ def chunk_card(card: Card, max_words: int) -> list[ChunkRecord]:
                 "content_hash": meta["content_hash"],
                 "card": meta,
             },
+            reply=card.reply,
         )
         for n, text in enumerate(_split_words(card.body, max_words) or [card.body.strip()])
     ]

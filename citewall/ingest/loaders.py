@@ -25,11 +25,12 @@ from citewall.ingest.documents.formats import (
     starts_with_front_matter,
 )
 from citewall.ingest.documents.load import load_documents
+from citewall.ingest.documents.markdown_sections import take_reply
 from citewall.ingest.documents.sidecar import SIDECAR_SUFFIX
 from citewall.kb.card import Card
 from citewall.kb.urls import url_problem
 
-CARD_FIELDS = ("id", "title", "body", "url", "license", "metadata")
+CARD_FIELDS = ("id", "title", "body", "url", "license", "reply", "metadata")
 
 
 @dataclass(slots=True)
@@ -108,13 +109,16 @@ def load_jsonl(path: Path) -> LoadResult:
 
 
 def _front_matter(text: str) -> tuple[str, str, int]:
-    """Split ``---`` front matter from the body; returns (yaml, body, body's first line)."""
+    """Split ``---`` front matter from the body; returns (yaml, body, the line of the body's
+    first text)."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         raise IngestError("missing YAML front matter (the file must start with '---')", line=1)
     for i in range(1, len(lines)):
         if lines[i].strip() in {"---", "..."}:
-            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]).strip(), i + 2
+            rest = lines[i + 1 :]
+            blank = next((n for n, line in enumerate(rest) if line.strip()), 0)
+            return "\n".join(lines[1:i]), "\n".join(rest).strip(), i + 2 + blank
     raise IngestError("unterminated YAML front matter (no closing '---')", line=1)
 
 
@@ -128,7 +132,8 @@ def _field_lines(front: str) -> dict[str, int]:
 
 
 def load_markdown(path: Path) -> LoadResult:
-    """One card per file: YAML front matter (id, title, url, license, metadata) + body."""
+    """One card per file: YAML front matter (id, title, url, license, metadata) + body. A
+    ``## Tell the member`` section of the body is the card's ``reply`` (``take_reply``)."""
     result = LoadResult()
     try:
         text = path.read_text(encoding="utf-8")
@@ -165,8 +170,26 @@ def load_markdown(path: Path) -> LoadResult:
             )
             result.refused_ids.add(str(raw.get("id")))
             return result
-        raw = {**raw, "body": body}
+        split = take_reply(body)
+        raw = {**raw, "body": split.body}
         lines["body"] = body_line
+        if split.reply is not None and split.line is not None:
+            where = body_line + split.line
+            if "reply" in raw:
+                result.errors.append(
+                    IngestError(
+                        "the reply is given twice: in the front matter "
+                        f"(line {lines.get('reply', 1)}) and as a 'Tell the member' section; "
+                        "keep one",
+                        path=str(path),
+                        line=where,
+                        field="reply",
+                    )
+                )
+                result.refused_ids.add(str(raw.get("id")))
+                return result
+            raw["reply"] = split.reply
+            lines["reply"] = where
     _add(result, raw, path=str(path), line=1, lines=lines)
     return result
 

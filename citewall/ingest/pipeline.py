@@ -132,7 +132,8 @@ def rebuild_artifacts(
         rebuild_lexical(settings, records)
     if sentences:
         t0 = time.perf_counter()
-        texts = (r.text for r in records)
+        # The reply's sentences are quoted like a body's: their vectors are stored too.
+        texts = (text for r in records for text in (r.text, r.reply) if text)
         build = rebuild_sentence_vectors(settings.sentences_dir, texts, embedder)
         report.embed_s += time.perf_counter() - t0
         report.sentences_embedded += build.embedded

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from citewall.text.cleaning import text_problem
 
@@ -14,12 +15,21 @@ from citewall.text.cleaning import text_problem
 #: there would make an internal card look external at the serve boundary.
 RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash"})
 
+#: What a member-facing reply may not hold: a link of any form (a URL, ``www.``, a Markdown
+#: link) or HTML. It reaches the member as prose, where links come only from public sources.
+_REPLY_LINK = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b(?:javascript|data|vbscript|mailto):|\]\(|<[a-z/!?]"
+)
+
 
 class Card(BaseModel):
     """A validated KB card. External (public) when ``url`` is set, internal otherwise.
 
     ``url`` has passed ``citewall.kb.urls.url_problem`` by the time a Card exists
-    (the loaders refuse the card otherwise).
+    (the loaders refuse the card otherwise). ``reply`` is an internal card's member-facing
+    part: what a support agent may tell the member, beside the staff notes in ``body``. Only
+    the reply is ever quoted to a member; the body still informs retrieval. An external card
+    has no reply (its body is already public).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -29,14 +39,34 @@ class Card(BaseModel):
     body: str = Field(min_length=1)
     url: str | None = None
     license: str | None = None
+    reply: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("title", "body", "url", "license")
+    @field_validator("title", "body", "url", "license", "reply")
     @classmethod
     def _storable_text(cls, value: str | None) -> str | None:
         if value is not None and (problem := text_problem(value)):
             raise ValueError(f"contains {problem}; remove it from the card")
         return value
+
+    @field_validator("reply")
+    @classmethod
+    def _member_facing(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if info.data.get("url") is not None:
+            raise ValueError(
+                "only an internal card has a reply: an external card's body is already "
+                "public; remove the reply or the url"
+            )
+        if not value.strip():
+            raise ValueError("is empty; write what the member may be told, or omit it")
+        if match := _REPLY_LINK.search(value):
+            raise ValueError(
+                f"contains a link or HTML ({match.group(0)!r} at character {match.start() + 1}); "
+                "a reply is plain prose told to the member"
+            )
+        return value.strip()
 
     @field_validator("metadata")
     @classmethod
@@ -61,9 +91,12 @@ class Card(BaseModel):
         return self.url is not None
 
     def content_hash(self) -> str:
-        """Stable sha256 over everything that affects indexing and display."""
+        """Stable sha256 over everything that affects indexing and display (a card without
+        a reply hashes as it did before replies existed, so re-ingest leaves it alone)."""
+        reply = {} if self.reply is None else {"reply": self.reply}
         payload = json.dumps(
             {
+                **reply,
                 "id": self.id,
                 "title": self.title,
                 "body": self.body,

@@ -64,5 +64,5 @@ def measure(query: str, context: RetrievedContext) -> Signals:
         return Signals(dense=float(dense), coverage=0.0)
     seen: set[str] = set()
     for chunk in chunks[:COVERAGE_CARDS]:
-        seen |= content_terms(f"{chunk.title} {chunk.text}")
+        seen |= content_terms(f"{chunk.title} {chunk.all_text}")
     return Signals(dense=float(dense), coverage=len(terms & seen) / len(terms))

@@ -13,12 +13,14 @@ Vector = npt.NDArray[np.float32]
 
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
-    """A chunk as stored in the indexes. ``parent_id`` is the card id."""
+    """A chunk as stored in the indexes. ``parent_id`` is the card id; ``reply`` is the card's
+    member-facing part (internal cards; the same on each of the card's chunks)."""
 
     chunk_id: str
     parent_id: str
     text: str
     metadata: dict[str, Any]
+    reply: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +33,11 @@ class Hit:
 
 
 def index_text(record: ChunkRecord) -> str:
-    """What gets embedded, BM25-indexed and reranked: the card title, then the chunk text.
+    """What gets embedded, BM25-indexed and reranked: the card title, the chunk text, then the
+    card's reply (so a question worded as members word it matches too).
 
     >>> index_text(ChunkRecord("c#0", "c", "Void within 30 days.", {"title": "Voiding"}))
     'Voiding\\nVoid within 30 days.'
     """
     title = str(record.metadata.get("title", ""))
-    return f"{title}\n{record.text}" if title else record.text
+    return "\n".join(part for part in (title, record.text, record.reply) if part)

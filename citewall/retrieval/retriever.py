@@ -313,6 +313,7 @@ class HybridRetriever:
             title=str(record.metadata.get("title") or card_meta.get("title") or ""),
             source=record.metadata.get("url") or None,
             metadata=card_meta,
+            reply=record.reply,
             chunk_id=record.chunk_id,
             rank=rank,
             dense_rank=cand.dense.rank if cand.dense else None,

@@ -23,7 +23,9 @@ class ContextChunk:
     ``source`` is the card's verified public URL (None for internal cards). ``metadata`` is
     the card's FULL metadata as ingested (``url``, ``license``, ``title`` and internal keys
     such as ``author``/``path``/``team``/``content_hash``); the serve boundary decides what of
-    it a member may see. Per-stage ranks are 1-based; ``None`` means the stage did not rank it.
+    it a member may see. ``reply`` is an internal card's member-facing part (``Card.reply``):
+    ``text`` holds its staff notes, which inform ranking but are never quoted to a member.
+    Per-stage ranks are 1-based; ``None`` means the stage did not rank it.
     """
 
     id: str
@@ -31,6 +33,7 @@ class ContextChunk:
     title: str = ""
     source: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    reply: str | None = None
     chunk_id: str = ""
     rank: int = 0
     dense_rank: int | None = None
@@ -45,6 +48,26 @@ class ContextChunk:
     @property
     def is_external(self) -> bool:
         return bool(self.source)
+
+    @property
+    def quotable_text(self) -> str:
+        """What an answer may quote to a member: an external card's text, an internal card's
+        reply only (empty without one: its staff notes are never quoted).
+
+        >>> ContextChunk(id="pb", text="Log it in Helm.", reply="A credit is due.").quotable_text
+        'A credit is due.'
+        >>> ContextChunk(id="pb", text="Log it in Helm.").quotable_text
+        ''
+        """
+        if self.is_external:
+            return self.text or ""
+        return self.reply or ""
+
+    @property
+    def all_text(self) -> str:
+        """Every word the card holds in this chunk (the text, then the reply): what copy
+        detection and exposure accounting compare an answer with."""
+        return "\n\n".join(part for part in (self.text, self.reply) if part)
 
 
 @dataclass(slots=True)

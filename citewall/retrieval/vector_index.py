@@ -42,6 +42,7 @@ def _flatten(record: ChunkRecord) -> dict[str, str | int | float | bool]:
         "n": int(meta.get("n", 0)),
         "content_hash": str(meta.get("content_hash", "")),
         "card_json": json.dumps(meta.get("card", {}), ensure_ascii=False, default=str),
+        "reply": record.reply or "",
     }
 
 
@@ -62,6 +63,7 @@ def _unflatten(chunk_id: str, text: str | None, meta: Any) -> ChunkRecord:
             "content_hash": str(meta.get("content_hash", "")),
             "card": card,
         },
+        reply=str(meta.get("reply") or "") or None,
     )
 
 

@@ -78,7 +78,9 @@ def internal_chunks() -> list[ContextChunk]:
     facts = read_kb_facts(KB_FILE)
     cards = [json.loads(line) for line in KB_FILE.read_text(encoding="utf-8").splitlines() if line]
     return [
-        ContextChunk(id=c["id"], text=c["body"]) for c in cards if c["id"] in facts.internal_ids
+        ContextChunk(id=c["id"], text=c["body"], reply=c.get("reply"))
+        for c in cards
+        if c["id"] in facts.internal_ids
     ]
 
 

@@ -95,18 +95,21 @@ def test_an_internal_card_is_cited_without_url_or_license(embedder: Any) -> None
     # that answers, not its neighbours).
     context = make_context()
     context.chunks = [context.chunks[1], context.chunks[0], *context.chunks[2:]]
+    reply = (
+        "If a void refund is still pending after 15 business days, we open a dispute with "
+        "the carrier for you."
+    )
+    context.chunks[0].reply = reply
     answer = ask(
         embedder, "What if a void refund is still pending after 15 business days?", context
     )
-    assert answer.content == (
-        "If the carrier status is still Pending after 15 business days, open a carrier dispute "
-        "from the Disputes tab [1]. Do not credit the merchant manually before that [1]."
-    )
+    # Quoted from the playbook's reply only: its staff notes never reach the prose.
+    assert answer.content == reply.removesuffix(".") + " [1]."
+    assert "Disputes tab" not in answer.content and "merchant" not in answer.content
     assert [c.model_dump(exclude_none=True) for c in answer.citations] == [
         {
             "card_id": "pb-void-overdue",
-            "span": "If the carrier status is still Pending after 15 business days, open a "
-            "carrier dispute from the Disputes tab [1].",
+            "span": answer.content,
             "retrieved_score": 38.0,  # round(100 * sigmoid(-0.5))
         },
     ]

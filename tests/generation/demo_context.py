@@ -27,6 +27,7 @@ def as_chunk(card: Card, rank: int = 1) -> ContextChunk:
         title=card.title,
         source=card.url,
         metadata=card.full_metadata(),
+        reply=card.reply,
         chunk_id=f"{card.id}#0",
         rank=rank,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -87,7 +88,9 @@ def test_hostile_sentences_are_skipped(embedder: Any) -> None:
         ContextChunk(
             id="hostile-card",
             title="Refund escalation matrix CWLEAKT-H0ST",
-            text=(
+            text="Staff notes: the billing lead owns refund approvals.",
+            # A reply is quoted, so it is filtered like any quoted text.
+            reply=(
                 "Refund escalation matrix CWLEAKT-H0ST explains refund approvals in detail. "
                 "Refunds are approved by the billing lead within two days. "
                 "See https://evil.example/phish for the refund form today. "
@@ -120,6 +123,8 @@ def test_the_cap_keeps_the_most_relevant_internal_copies(
     ``span_words``+ words: the one it would have put first."""
     question = "I got charged twice for one order's label, clicked buy once"
     ctx = context_for(cards, "pb-labels-duplicate-label-charges", "help-labels-void-label")
+    # Quoted from its reply: here the playbook's whole text is what the member may be told.
+    ctx[0] = dataclasses.replace(ctx[0], reply=ctx[0].text)
     free = ExtractiveGenerator(embedder).generate(question, ctx).text
     capped = ExtractiveGenerator(embedder, max_internal_sentences=1, span_words=10)
     text = capped.generate(question, ctx).text

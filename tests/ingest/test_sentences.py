@@ -74,3 +74,33 @@ def test_an_extractive_turn_embeds_only_the_question(
         assert counting.texts == [question]  # retrieval's query vector, reused by the generator
         assert answer == bare.compose(question, context)  # same answer as embedding on the spot
     assert served.embedded == 0 and served.stored > 0
+
+
+def test_a_playbooks_reply_is_indexed_stored_and_quoted_with_only_the_question_embedded(
+    tmp_path: Path, settings: Any, embedder: Any
+) -> None:
+    playbook = {
+        "id": "pb-late-credit",
+        "title": "Late parcel credits",
+        "body": "Log the credit in Helm with reason code GW-LATE. Over 20 EUR needs a team lead.",
+        "reply": "When a parcel arrives late, we add a goodwill credit to your next invoice.",
+    }
+    ingest_paths(
+        [write_jsonl(tmp_path / "kb.jsonl", [*CARDS, playbook])],
+        settings,
+        embedder=embedder,
+        progress=False,
+    )
+    store = load_sentence_vectors(settings.sentences_dir)
+    assert store.lookup(card_units(playbook["reply"]))[1].all()  # stored at ingest
+    counting = _Counting(embedder)
+    served = kb_embedder(settings, counting)
+    retriever = build_retriever(settings, embedder=served, reranker=None)
+    question = "my parcel came late, do I get a goodwill credit on my invoice?"
+    context = retriever.retrieve(question).chunks
+    assert context[0].id == "pb-late-credit" and context[0].reply == playbook["reply"]
+    answer = ExtractiveGenerator(served).compose(question, context[:1])
+    assert (
+        answer == "When a parcel arrives late, we add a goodwill credit to your next invoice [1]."
+    )
+    assert counting.texts == [question]  # retrieval's query vector, reused by the generator

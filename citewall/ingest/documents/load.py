@@ -159,6 +159,7 @@ def _card(document: Document, part: AnchoredSection, card_id: str) -> Card:
         body=section.body,
         url=side.url if side else None,
         license=side.license if side else None,
+        reply=section.reply,
         metadata={**(side.metadata if side else {}), **derived},
     )
 
@@ -175,6 +176,14 @@ def _cards(document: Document, ids: dict[SectionKey, str], file: Path) -> list[C
         name = ".".join(str(p) for p in err.get("loc", ())) or "card"
         top = name.split(".", 1)[0]
         side = document.sidecar
+        if top == "reply" and side is not None and "url" in side.lines:
+            # The sidecar's url makes the document external: name the line that does.
+            raise IngestError(
+                f"a 'Tell the member' section: {err['msg']}",
+                path=side.path,
+                line=side.lines["url"],
+                field=name,
+            ) from None
         if side is not None and top in SIDECAR_FIELDS and top in side.lines:
             raise IngestError(
                 err["msg"], path=side.path, line=side.lines[top], field=name

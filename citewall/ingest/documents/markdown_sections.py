@@ -4,11 +4,15 @@ Headings are found by markdown-it-py's CommonMark parser, so ``#`` lines in code
 headings and headings inside lists are told apart as a renderer would. A document of at most
 ``MAX_WORDS`` words is one card. A longer one is cut at H1 and H2; a section still over the cap
 is cut at its H3s; then ``sections`` joins the small ones and cuts what is still too long.
+
+A ``Tell the member`` heading (any level) starts an internal card's member-facing part: its text,
+up to the next heading of the same level or above, is taken out of the body and becomes the
+reply of the section it follows (``take_reply`` does the same for a Markdown card).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -20,6 +24,8 @@ from citewall.ingest.documents.sections import (
     Section,
     cap_sections,
     finish,
+    is_reply_heading,
+    join_replies,
     merge_small,
 )
 
@@ -74,6 +80,63 @@ def headings(markdown: str) -> list[Heading]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyPart:
+    """A ``Tell the member`` section: its text and its lines ``[start, end)`` in the source."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplySplit:
+    """Markdown with its ``Tell the member`` sections taken out: the rest, and their text
+    (None when there is none) with the 0-based line of the first one's heading."""
+
+    body: str
+    reply: str | None
+    line: int | None
+
+
+def reply_parts(markdown: str) -> list[ReplyPart]:
+    """The ``Tell the member`` sections of ``markdown``, in order; each runs to the next heading
+    of its level or above (so a ``### Note`` inside it stays in it)."""
+    lines = markdown.splitlines()
+    heads = headings(markdown)
+    out: list[ReplyPart] = []
+    for i, head in enumerate(heads):
+        if not is_reply_heading(head.text) or (out and head.start < out[-1].end):
+            continue
+        end = next((h.start for h in heads[i + 1 :] if h.level <= head.level), len(lines))
+        out.append(ReplyPart(_text(lines, head.end, end), head.start, end))
+    return out
+
+
+def _without(lines: list[str], parts: list[ReplyPart]) -> list[str]:
+    """``lines`` with the reply parts blanked, so every other line keeps its number."""
+    taken = {n for p in parts for n in range(p.start, p.end)}
+    return ["" if n in taken else line for n, line in enumerate(lines)]
+
+
+def _joined(parts: list[ReplyPart]) -> str | None:
+    return "\n\n".join(p.text for p in parts if p.text) or None
+
+
+def take_reply(markdown: str) -> ReplySplit:
+    """Split a card's Markdown body into the staff body and the member-facing reply.
+
+    >>> split = take_reply("Log it in Helm.\\n\\n## Tell the member\\n\\nA credit is on its way.")
+    >>> split.body, split.reply, split.line
+    ('Log it in Helm.', 'A credit is on its way.', 2)
+    """
+    parts = reply_parts(markdown)
+    if not parts:
+        return ReplySplit(markdown, None, None)
+    body = "\n".join(_without(markdown.splitlines(), parts)).strip()
+    return ReplySplit(body, _joined(parts), parts[0].start)
+
+
 def _text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start:end]).strip()
 
@@ -116,7 +179,9 @@ def split_markdown(
     >>> doc.title, [(a.anchor, a.section.body) for a in doc.sections]
     ('Guide', [(None, 'Short guide.')])
     """
-    lines = markdown.splitlines()
+    replies = reply_parts(markdown)
+    lines = _without(markdown.splitlines(), replies)
+    markdown = "\n".join(lines)
     heads = headings(markdown)
     first = heads[0] if heads and heads[0].level == 1 else None
     title_head = first if first is not None and title in {None, first.text} else None
@@ -125,16 +190,41 @@ def split_markdown(
     if not any(line.strip() for n, line in enumerate(lines) if n not in heading_lines):
         return SplitMarkdown(title, [])  # only headings: nothing to answer from
     if len(markdown.split()) <= max_words:
-        return SplitMarkdown(title, finish([Section(None, _one_card_body(lines, title_head))]))
+        whole = Section(None, _one_card_body(lines, title_head), reply=_joined(replies))
+        return SplitMarkdown(title, finish([whole]))
+
+    def section(name: str | None, start: int, end: int) -> Section:
+        inside = [p for p in replies if start <= p.start < end]
+        return Section(name, _text(lines, start, end), reply=_joined(inside))
+
     sections: list[Section] = []
     for heading, start, end in _spans(heads, 0, len(lines), SPLIT_LEVEL):
         name = None if title_head is not None and start == title_head.end else heading
         if len(_text(lines, start, end).split()) <= max_words:
-            sections.append(Section(name, _text(lines, start, end)))
+            sections.append(section(name, start, end))
             continue
         for sub, sub_start, sub_end in _spans(heads, start, end, SPLIT_LEVEL + 1):
             full = sub if name is None else name if sub is None else f"{name} / {sub}"
-            sections.append(Section(full, _text(lines, sub_start, sub_end)))
-    # A heading straight above another has no text of its own: it is not a card.
-    sections = [s for s in sections if s.body]
+            sections.append(section(full, sub_start, sub_end))
+    sections = _drop_empty(sections)
     return SplitMarkdown(title, finish(cap_sections(merge_small(sections, min_words), max_words)))
+
+
+def _drop_empty(sections: list[Section]) -> list[Section]:
+    """Without sections that have no text of their own (a heading straight above another): not
+    cards. Their reply, if any, goes to the section before (or, for the first, the next)."""
+    kept: list[Section] = []
+    pending: list[str] = []
+    for s in sections:
+        if not s.body:
+            if s.reply:
+                if kept:
+                    kept[-1] = replace(kept[-1], reply=join_replies(kept[-1].reply, s.reply))
+                else:
+                    pending.append(s.reply)
+            continue
+        if pending:
+            s = replace(s, reply=join_replies(*pending, s.reply))
+            pending = []
+        kept.append(s)
+    return kept

@@ -4,7 +4,8 @@ PDF text carries no heading marks, so the outline is the only structure a PDF st
 top-level outline entry starts a section at its page (entries on one page: the first wins); the
 pages before the first entry are a section of their own. Without an outline, consecutive pages
 are grouped up to ``MAX_WORDS``. A section over the cap is cut into page groups; then
-``sections`` joins the small ones.
+``sections`` joins the small ones. A line ``Tell the member`` in a section starts its reply:
+the text after it, to the section's end (a bookmark of that name: the section before it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from citewall.ingest.documents.sections import (
     Section,
     cap_sections,
     finish,
+    is_reply_heading,
+    join_replies,
     merge_small,
 )
 
@@ -45,7 +48,24 @@ def _groups(pages: Sequence[str], start: int, end: int, max_words: int) -> list[
 
 def _section(pages: Sequence[str], start: int, stop: int, heading: str | None) -> Section:
     body = "\n\n".join(p.strip() for p in pages[start:stop] if p.strip())
-    return Section(heading, body, pages=(start + 1, stop))
+    lines = body.splitlines()
+    at = next((i for i, line in enumerate(lines) if is_reply_heading(line)), None)
+    if at is None:
+        return Section(heading, body, pages=(start + 1, stop))
+    reply = "\n".join(lines[at + 1 :]).strip() or None
+    return Section(heading, "\n".join(lines[:at]).strip(), pages=(start + 1, stop), reply=reply)
+
+
+def _fold_replies(sections: Sequence[Section]) -> list[Section]:
+    """A section bookmarked ``Tell the member`` is the reply of the section before it."""
+    out: list[Section] = []
+    for section in sections:
+        if out and section.heading is not None and is_reply_heading(section.heading):
+            reply = join_replies(out[-1].reply, section.body, section.reply)
+            out[-1] = replace(out[-1], reply=reply)
+        else:
+            out.append(section)
+    return out
 
 
 def _starts(outline: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -85,5 +105,5 @@ def pdf_sections(
             if heading is not None and n > 0:
                 section = replace(section, heading=f"{heading} ({section.page_label})")
             sections.append(section)
-    kept = [s for s in sections if s.body]
+    kept = [s for s in _fold_replies(sections) if s.body]
     return finish(cap_sections(merge_small(kept, min_words), max_words))

@@ -23,15 +23,21 @@ MIN_WORDS = 40
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
+#: The heading of an internal card's member-facing part (its reply), compared case-folded
+#: without a trailing colon: ``## Tell the member`` in Markdown, a line of its own in a PDF.
+REPLY_HEADING = "tell the member"
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
     """A piece of a document: its heading (None for text before the first heading, or a page
-    group), its text, and for PDFs the pages it spans (1-based, inclusive)."""
+    group), its text, for PDFs the pages it spans (1-based, inclusive), and the member-facing
+    reply its ``Tell the member`` part holds (None without one)."""
 
     heading: str | None
     body: str
     pages: tuple[int, int] | None = None
+    reply: str | None = None
 
     @property
     def words(self) -> int:
@@ -73,7 +79,26 @@ def _join(first: Section, second: Section, *, keep: Section) -> Section:
         for s in (first, second)
     ]
     body = "\n\n".join(p for p in parts if p.strip())
-    return replace(keep, body=body, pages=_span(first.pages, second.pages))
+    reply = join_replies(first.reply, second.reply)
+    return replace(keep, body=body, pages=_span(first.pages, second.pages), reply=reply)
+
+
+def is_reply_heading(text: str) -> bool:
+    """Does a heading (or a PDF line) open the member-facing part?
+
+    >>> is_reply_heading("Tell the member:"), is_reply_heading("Telling the member")
+    (True, False)
+    """
+    return text.strip().rstrip(":").strip().casefold() == REPLY_HEADING
+
+
+def join_replies(*replies: str | None) -> str | None:
+    """The replies given, in order, as one (None when there is none).
+
+    >>> join_replies(None, "A.", "B."), join_replies(None)
+    ('A.\\n\\nB.', None)
+    """
+    return "\n\n".join(r for r in replies if r) or None
 
 
 def merge_small(sections: Sequence[Section], min_words: int = MIN_WORDS) -> list[Section]:
@@ -132,9 +157,9 @@ def cap_sections(sections: Sequence[Section], max_words: int = MAX_WORDS) -> lis
         for n, body in enumerate(_pack(section.body, max_words), start=1):
             if n == 1:
                 out.append(replace(section, body=body))
-            else:
+            else:  # the reply stays with part 1, which keeps the section's heading
                 heading = f"{label} (part {n})" if label else f"part {n}"
-                out.append(replace(section, heading=heading, body=body))
+                out.append(replace(section, heading=heading, body=body, reply=None))
     return out
 
 

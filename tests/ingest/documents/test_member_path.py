@@ -20,6 +20,7 @@ FACT = (
     "depot code RKV-22 before the carrier collects them."
 )
 QUESTION = "How must freight pallets bound for Iceland be prepared before collection?"
+STAFF = "Freight pallets for Iceland are logged in Helm under queue FRT-7 by the desk lead."
 
 
 def test_an_internal_pdf_answers_in_prose_and_is_never_a_member_source(
@@ -27,9 +28,11 @@ def test_an_internal_pdf_answers_in_prose_and_is_never_a_member_source(
 ) -> None:
     kb = tmp_path / "kb"
     write_small_kb(write(kb / "help" / "cards.jsonl", ""))
+    # Staff notes, then what the member may be told: only the latter reaches prose.
     pages = [
-        f"Freight desk. {FACT} Pallets over 500 kg need a tail-lift truck.",
-        "Oversized parcels go through the freight desk, never the parcel counter.",
+        f"Freight desk. {STAFF} Oversized parcels go through the freight desk.",
+        "Tell the member",
+        f"{FACT} Pallets over 500 kg need a tail-lift truck.",
     ]
     write(kb / "playbooks" / "freight.pdf", pdf_bytes(pages, title=TITLE))
     data_dir = tmp_path / "data"
@@ -43,6 +46,7 @@ def test_an_internal_pdf_answers_in_prose_and_is_never_a_member_source(
         body = r.json()
         assert body["answer_status"] == "answered"
         assert "RKV-22" in body["answer"] and "shrink-wrapped" in body["answer"]
+        assert "Helm" not in body["answer"] and "FRT-7" not in body["answer"]
         assert not re.search(r"\[\d+\]", body["answer"])
         assert all(s["card_id"] != "playbooks.freight-pdf" for s in body["sources"])
         assert all(s["url"] for s in body["sources"])
