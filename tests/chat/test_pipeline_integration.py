@@ -19,7 +19,7 @@ from citewall.chat.pipeline import answer_question
 from citewall.generation.extractive import ExtractiveGenerator
 
 DEMO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo" / "cards.jsonl"
-QUESTION = "How long does the refund for a voided label take?"
+QUESTION = "How do I void a label I did not use?"
 
 
 @pytest.fixture(scope="module")
