@@ -95,6 +95,12 @@ def test_a_markdown_reply_with_a_link_names_its_own_line(tmp_path: Path) -> None
     assert (err.path, err.line, err.field) == (str(f), 8, "reply")
 
 
+def test_an_empty_tell_the_member_section_is_refused(tmp_path: Path) -> None:
+    f = write(tmp_path / "e.md", f"---\nid: pb-e\ntitle: E\n---\n{STAFF}\n\n## Tell the member\n")
+    [err] = load_cards([f]).errors
+    assert (err.line, err.field) == (7, "reply") and "is empty" in str(err)
+
+
 def test_a_markdown_card_gives_its_reply_once(tmp_path: Path) -> None:
     f = write(
         tmp_path / "late.md",
