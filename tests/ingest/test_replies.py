@@ -158,6 +158,18 @@ def test_a_long_document_gives_each_reply_to_the_section_above_it(tmp_path: Path
     assert all("Tell the member" not in c.body for c in result.cards)
 
 
+def test_a_bad_reply_in_a_markdown_document_names_its_heading_line(tmp_path: Path) -> None:
+    doc = write(
+        tmp_path / "late.md",
+        f"# Late parcels\n\n{STAFF}\n\n## Tell the member\n\nSee <a href=x>this</a>.\n",
+    )
+    result = load_cards([tmp_path])
+    assert result.cards == []
+    [err] = result.errors
+    assert (err.path, err.line, err.field) == (str(doc), 5, "reply")
+    assert "link or HTML" in str(err)
+
+
 def test_a_pdf_line_tell_the_member_starts_the_reply(tmp_path: Path) -> None:
     write(tmp_path / "late.pdf", pdf_bytes([STAFF, "Tell the member:", REPLY]))
     [card] = load_cards([tmp_path]).cards
