@@ -173,7 +173,7 @@ def load_markdown(path: Path) -> LoadResult:
         split = take_reply(body)
         raw = {**raw, "body": split.body}
         lines["body"] = body_line
-        if split.reply is not None and split.line is not None:
+        if split.line is not None:
             where = body_line + split.line
             if "reply" in raw:
                 result.errors.append(
@@ -188,7 +188,7 @@ def load_markdown(path: Path) -> LoadResult:
                 )
                 result.refused_ids.add(str(raw.get("id")))
                 return result
-            raw["reply"] = split.reply
+            raw["reply"] = split.reply or ""  # an empty section is refused, not ignored
             lines["reply"] = where
     _add(result, raw, path=str(path), line=1, lines=lines)
     return result

@@ -95,6 +95,12 @@ def test_a_markdown_reply_with_a_link_names_its_own_line(tmp_path: Path) -> None
     assert (err.path, err.line, err.field) == (str(f), 8, "reply")
 
 
+def test_an_empty_tell_the_member_section_is_refused(tmp_path: Path) -> None:
+    f = write(tmp_path / "e.md", f"---\nid: pb-e\ntitle: E\n---\n{STAFF}\n\n## Tell the member\n")
+    [err] = load_cards([f]).errors
+    assert (err.line, err.field) == (7, "reply") and "is empty" in str(err)
+
+
 def test_a_markdown_card_gives_its_reply_once(tmp_path: Path) -> None:
     f = write(
         tmp_path / "late.md",
@@ -150,6 +156,18 @@ def test_a_long_document_gives_each_reply_to_the_section_above_it(tmp_path: Path
     by_section = {c.metadata["section"]: c for c in result.cards}
     assert by_section["Late"].reply == REPLY and by_section["Lost"].reply is None
     assert all("Tell the member" not in c.body for c in result.cards)
+
+
+def test_a_bad_reply_in_a_markdown_document_names_its_heading_line(tmp_path: Path) -> None:
+    doc = write(
+        tmp_path / "late.md",
+        f"# Late parcels\n\n{STAFF}\n\n## Tell the member\n\nSee <a href=x>this</a>.\n",
+    )
+    result = load_cards([tmp_path])
+    assert result.cards == []
+    [err] = result.errors
+    assert (err.path, err.line, err.field) == (str(doc), 5, "reply")
+    assert "link or HTML" in str(err)
 
 
 def test_a_pdf_line_tell_the_member_starts_the_reply(tmp_path: Path) -> None:

@@ -63,8 +63,8 @@ def meta_text(card: dict[str, Any]) -> str:
 
 
 def check_card_shape(card: dict[str, Any]) -> None:
-    assert set(card) <= {"id", "title", "body", "reply", "url", "license", "metadata"}, card["id"]
-    assert "reply" not in card or "url" not in card, f"{card['id']}: a public page has no reply"
+    assert set(card) <= {"id", "title", "body", "url", "license", "reply", "metadata"}, card["id"]
+    assert "reply" not in card or "url" not in card, card["id"]  # a public page has no reply
     assert SLUG.match(card["id"]), card["id"]
     assert isinstance(card["title"], str) and card["title"].strip(), card["id"]
     assert isinstance(card["body"], str) and card["body"].strip(), card["id"]

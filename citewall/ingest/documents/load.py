@@ -20,7 +20,7 @@ from citewall.ingest.documents.convert_html import html_to_markdown
 from citewall.ingest.documents.convert_pdf import read_pdf
 from citewall.ingest.documents.formats import ConvertedText, DocumentFormat, document_format
 from citewall.ingest.documents.ids import SectionKey, assign_ids
-from citewall.ingest.documents.markdown_sections import split_markdown
+from citewall.ingest.documents.markdown_sections import reply_parts, split_markdown
 from citewall.ingest.documents.pdf_sections import pdf_sections
 from citewall.ingest.documents.sections import AnchoredSection
 from citewall.ingest.documents.sidecar import (
@@ -164,31 +164,50 @@ def _card(document: Document, part: AnchoredSection, card_id: str) -> Card:
     )
 
 
+def _reply_line(file: Path, reply: str | None) -> int | None:
+    """The 1-based line of the ``Tell the member`` heading whose text is in ``reply``, for a
+    Markdown document (the lines of a converted HTML or DOCX file name nothing a person sees)."""
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    parts = reply_parts(clean_text(text))
+    found = [p for p in parts if reply and p.text and p.text in reply] or parts
+    return found[0].start + 1 if found else None
+
+
 def _cards(document: Document, ids: dict[SectionKey, str], file: Path) -> list[Card]:
     """Every card of ``document``, or an IngestError naming where the bad value came from."""
-    try:
-        return [
-            _card(document, part, ids[SectionKey(document.relative, part.anchor)])
-            for part in document.sections
-        ]
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = ".".join(str(p) for p in err.get("loc", ())) or "card"
-        top = name.split(".", 1)[0]
-        side = document.sidecar
-        if top == "reply" and side is not None and "url" in side.lines:
-            # The sidecar's url makes the document external: name the line that does.
-            raise IngestError(
-                f"a 'Tell the member' section: {err['msg']}",
-                path=side.path,
-                line=side.lines["url"],
-                field=name,
-            ) from None
-        if side is not None and top in SIDECAR_FIELDS and top in side.lines:
-            raise IngestError(
-                err["msg"], path=side.path, line=side.lines[top], field=name
-            ) from None
-        raise IngestError(err["msg"], path=str(file), field=name) from None
+    cards: list[Card] = []
+    for part in document.sections:
+        try:
+            cards.append(_card(document, part, ids[SectionKey(document.relative, part.anchor)]))
+        except ValidationError as exc:
+            raise _card_error(exc, document, part, file) from None
+    return cards
+
+
+def _card_error(
+    exc: ValidationError, document: Document, part: AnchoredSection, file: Path
+) -> IngestError:
+    err = exc.errors()[0]
+    name = ".".join(str(p) for p in err.get("loc", ())) or "card"
+    top = name.split(".", 1)[0]
+    side = document.sidecar
+    if top == "reply" and side is not None and "url" in side.lines:
+        # The sidecar's url makes the document external: name the line that does.
+        return IngestError(
+            f"a 'Tell the member' section: {err['msg']}",
+            path=side.path,
+            line=side.lines["url"],
+            field=name,
+        )
+    if side is not None and top in SIDECAR_FIELDS and top in side.lines:
+        return IngestError(err["msg"], path=side.path, line=side.lines[top], field=name)
+    line = None
+    if top == "reply" and document.format == "markdown":
+        line = _reply_line(file, part.section.reply)
+    return IngestError(err["msg"], path=str(file), line=line, field=name)
 
 
 def _stray_sidecar(side: Path, documents: set[Path]) -> IngestError | None:
