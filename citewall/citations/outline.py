@@ -11,7 +11,8 @@ A unit's text is its source with the Markdown syntax removed and the words kept 
 emphasis marks, code ticks, heading hashes, list bullets and numbers, ``[n]`` markers, images,
 and the target of a link to a web page (``[role](https://...)`` is the word "role"). Other
 links (``javascript:``, ``mailto:``) and HTML are left as written, so the answerer's safety
-filter still sees (and skips) them. Code blocks and tables yield no units.
+filter still sees (and skips) them. Code blocks, tables and list items that are only a link
+(navigation) yield no units.
 
 >>> body = "## Set up\\n\\n**Desktop:**\\n\\n1. Go to **Settings**.\\n2. Save."
 >>> [u.text for u in outline(body).units]
@@ -42,6 +43,8 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 _CODE = re.compile(r"`+([^`]*)`+")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
 #: A link to a web page or a page of the same site: only its words are kept.
+#: A unit that is only a link (a "Related articles" entry) is navigation, not content.
+_ONLY_LINK = re.compile(r"^\s*\[[^\]\n]*\]\([^)\s]*\)[.,;]?\s*$")
 _LINK = re.compile(r"\[([^\]\n]+)\]\((?:https?://|/|#)[^)\s]*\)")
 
 
@@ -125,7 +128,7 @@ class _Builder:
 
     def add(self, text: str, kind: UnitKind) -> None:
         cleaned = plain(text)
-        if not cleaned:
+        if not cleaned or _ONLY_LINK.match(text):
             return
         section = self.sections[-1]
         self.units.append(

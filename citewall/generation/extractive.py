@@ -11,8 +11,9 @@ cards). The answer is built around retrieval's order:
 - Within the anchor, the section that matches best (its units and its heading) is the one
   answered from; another section only when the question names its case (its heading's words),
   and one tab ("Desktop/Web", "Mobile") unless the question names another.
-- A how-to question ("how do I...", "how to", "steps") gets that section's steps, whole and in
-  order (at most ``MAX_STEPS``), after one leading sentence when the card has a relevant one.
+- A how-to question ("how do I...", "how to", "steps"), or one whose best unit is a step, gets
+  the section's numbered steps (one list, of the tab), whole and in order (at most
+  ``MAX_STEPS``), after one leading sentence when the card has a relevant one.
 - Otherwise up to ``MAX_SENTENCES`` relevant units (MMR-style redundancy control); a
   lower-ranked card adds a unit only when it scores well and states a word of the question
   the answer so far lacks.
@@ -50,9 +51,12 @@ MMR_LAMBDA = 0.7
 #: recall and the off-topic rate, docs/evaluation.md).
 SAME_CARD_FLOOR = 0.3
 OTHER_CARD_FLOOR = 1.2
+#: And never below this absolute score (a weak anchor must not let weak neighbours in).
+OTHER_CARD_MIN = 0.4
 #: A card is relevant when one of its units scores at least this (0.7 cosine + 0.3 lexical
-#: overlap): below it, the next-ranked card anchors the answer.
-RELEVANT_FLOOR = 0.25
+#: overlap): below it, the next-ranked card anchors the answer. Low on purpose: retrieval
+#: ranked the card first on its title and all its text, which a unit's score cannot see.
+RELEVANT_FLOOR = 0.15
 #: Weight of the heading's word match (Jaccard of content terms) when choosing a section.
 HEADING_WEIGHT = 0.3
 #: A picked unit this similar to an earlier pick is a near-duplicate and skipped.
@@ -181,11 +185,12 @@ class ExtractiveGenerator:
         )
 
     def _quotes(self, context: Sequence[ContextChunk]) -> list[Quote]:
+        """The usable units of the context, in reading order."""
         forbidden = _forbidden_strings(context)
         out: list[Quote] = []
         for ci, chunk in enumerate(context):
             for unit in outline(quotable_text(chunk)).units:
-                if not _usable(unit.text):
+                if not _usable(unit):
                     continue
                 lowered = unit.text.lower()
                 if any(f in lowered for f in forbidden):
@@ -216,6 +221,9 @@ class _Answer:
         section = self._section(mine)
         in_section = [i for i in mine if self.quotes[i].unit.section == section]
         tab = self._tab(in_section)
+        ranked = [i for i in in_section if i in self.relevance]
+        best = max(ranked, key=lambda i: (self.relevance[i], -i))
+        how_to = how_to or self.quotes[best].unit.kind == "step"
         if how_to and (steps := self._steps(in_section, tab)):
             return self._procedure(mine, section, steps)
         return self._sentences(scored, anchor, section, tab)
@@ -265,7 +273,7 @@ class _Answer:
     # -- procedures ------------------------------------------------------------------------
     def _steps(self, in_section: list[int], tab: str | None) -> list[int]:
         """The section's list (in the tab) holding its best-scoring item, in order."""
-        items = [i for i in in_section if self.quotes[i].unit.kind != "sentence"]
+        items = [i for i in in_section if self.quotes[i].unit.kind == "step"]
         if not items:
             return []
         # The tab's lists; under no tab (a sentence before the labels), the first tab's.
@@ -333,7 +341,7 @@ class _Answer:
                 if q.chunk_index == anchor:
                     if self.relevance[i] < SAME_CARD_FLOOR * best:
                         continue
-                elif self.relevance[i] < OTHER_CARD_FLOOR * best or not (
+                elif self.relevance[i] < max(OTHER_CARD_FLOOR * best, OTHER_CARD_MIN) or not (
                     (self.q_terms - covered) & content_terms(q.text)
                 ):
                     continue  # another card adds only what the question asks and we lack
@@ -367,18 +375,25 @@ def _jaccard(q_terms: set[str], heading: str) -> float:
     return len(q_terms & h) / len(q_terms | h) if h and q_terms else 0.0
 
 
-def _usable(text: str) -> bool:
-    """A unit an answer may quote: prose of four words or more, no link, code or HTML."""
-    return not _URLISH.search(text) and len(WORD.findall(text)) >= 4
+def _usable(unit: Unit) -> bool:
+    """A unit an answer may quote: no link or HTML; a sentence or bullet of four words or more,
+    a step of two ("Write a message." is a whole step). A sentence ending in a colon only
+    introduces what follows ("The call providers supported are:"): alone it says nothing."""
+    if unit.kind != "step" and unit.text.endswith(":"):
+        return False
+    least = 2 if unit.kind == "step" else 4
+    return not _URLISH.search(unit.text) and len(WORD.findall(unit.text)) >= least
 
 
 def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
-    """Lower-cased strings an answer must not contain: titles, ids and their codes.
+    """Lower-cased strings an answer must not contain: internal titles, ids and their codes.
 
-    A whole title is forbidden when it is distinctive (two words or more, or 12+ characters;
-    a one-word title such as "Refunds" is an ordinary word). Distinctive tokens of titles and
-    ids (6+ characters with a digit, or with an inner dash/underscore) are forbidden on their
-    own too, so a code that identifies an internal card cannot reach the prose.
+    An internal card's whole title is forbidden when it is distinctive (two words or more, or
+    12+ characters; a one-word title such as "Refunds" is an ordinary word). A public card's
+    title is public (its source chip shows it), and help articles repeat it in their steps
+    ("click the pencil icon to change your email address"). Distinctive tokens of every title
+    and id (6+ characters with a digit, or with an inner dash/underscore) are forbidden on
+    their own too, so a code that identifies a card cannot reach the prose.
     """
     out: set[str] = set()
     for chunk in context:
@@ -389,7 +404,7 @@ def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
             if not isinstance(value, str):
                 continue
             title = value.strip().lower()
-            if len(title.split()) >= 2 or len(title) >= 12:
+            if not chunk.is_external and (len(title.split()) >= 2 or len(title) >= 12):
                 out.add(title)
             out.update(_distinctive_tokens(title))
         if isinstance(chunk.id, str) and chunk.id:
