@@ -3,7 +3,8 @@
 A card that fits in ``max_words`` is one chunk. A longer card is cut at its headings first, so
 a chunk is a section (its heading line included: the answerer reads the section's case from
 it); a section still too long is packed by paragraphs, and only a paragraph longer than
-``max_words`` on its own is cut by words. Paragraphs keep their line breaks: list items and
+``max_words`` on its own is cut between sentences (by words only inside a sentence longer than
+that). Paragraphs keep their line breaks: list items and
 tab labels stay on their lines for ``citations.outline``.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from citewall.citations.sentences import split_sentences
 from citewall.kb.card import Card
 from citewall.retrieval.records import ChunkRecord
 
@@ -42,14 +44,32 @@ def _pack(text: str, max_words: int) -> list[str]:
             pieces.append("\n\n".join(current))
             current, size = [], 0
         if n > max_words:
-            words = para.split()
-            cut = [words[i : i + max_words] for i in range(0, len(words), max_words)]
-            pieces.extend(" ".join(w) for w in cut[:-1])
-            para, n = " ".join(cut[-1]), len(cut[-1])
+            cut = _cut_paragraph(para, max_words)
+            pieces.extend(cut[:-1])
+            para, n = cut[-1], _count(cut[-1])
         current.append(para)
         size += n
     if current:
         pieces.append("\n\n".join(current))
+    return pieces
+
+
+def _cut_paragraph(para: str, max_words: int) -> list[str]:
+    """A paragraph over ``max_words`` in pieces cut between sentences (a sentence cut in two
+    would be two fragments in two chunks); only a sentence longer than that is cut by words."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for sentence in split_sentences(para):
+        words = sentence.split()
+        if current and len(current) + len(words) > max_words:
+            pieces.append(" ".join(current))
+            current = []
+        while len(words) > max_words:
+            pieces.append(" ".join(words[:max_words]))
+            words = words[max_words:]
+        current += words
+    if current:
+        pieces.append(" ".join(current))
     return pieces
 
 

@@ -52,3 +52,12 @@ def test_lines_survive_chunking_so_lists_stay_lists() -> None:
     body = "Intro words here.\n\n## Set up\n\n1. Open the menu.\n\n2. Save the form."
     (chunk,) = chunk_card(Card(id="c-3", title="T", body=body), 180)
     assert chunk.text == body
+
+
+def test_a_long_paragraph_is_cut_between_sentences() -> None:
+    """Before: a paragraph over ``max_words`` was cut by words, so "close the account with" and
+    "reason FRAUD-SUSPECTED and void unscanned labels." were quoted from two chunks."""
+    sentences = [f"Sentence number {n} has exactly seven words." for n in range(10)]
+    card = Card(id="c-4", title="T", body=" ".join(sentences))
+    chunks = chunk_card(card, 20)
+    assert [c.text for c in chunks] == [" ".join(sentences[i : i + 2]) for i in range(0, 10, 2)]
