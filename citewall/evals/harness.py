@@ -53,6 +53,12 @@ from citewall.evals.quality.dangling_check import (
     score_detector,
     unmeasured,
 )
+from citewall.evals.quality.first_sentence import (
+    Opening,
+    first_cited_card,
+    first_sentence_rate,
+    from_lowest_ranked,
+)
 from citewall.evals.quality.protection import (
     UNPROTECTED,
     answered_rate,
@@ -243,11 +249,39 @@ def answer_quality(
     nuggets = load_nuggets(split)
     gold = {q.id: q.gold for q in questions}
     out: dict[str, Any] = {"nugget_judge": calibration, "generators": {}}
+    rankings: dict[str, tuple[str, ...]] = {}
     for name, replay in replays.items():
         answers = scored_answers(replay)
         real = score_answers(answers, nuggets, gold, nugget_judge, support_judge)
         control = score_answers(mismatched(answers), nuggets, gold, nugget_judge, support_judge)
-        out["generators"][name] = {**real.as_dict(), "control": control.as_dict()}
+        openings = _openings(ws, replay, questions, rankings)
+        out["generators"][name] = {
+            **real.as_dict(),
+            "control": control.as_dict(),
+            "first_sentence": first_sentence_rate(openings).as_dict(),
+            "first_sentence_control": first_sentence_rate(from_lowest_ranked(openings)).as_dict(),
+        }
+    return out
+
+
+def _openings(
+    ws: EvalWorkspace,
+    replay: ReplayResult,
+    questions: Sequence[Question],
+    rankings: dict[str, tuple[str, ...]],
+) -> list[Opening]:
+    """Each stored answer's first cited card beside the context retrieval ranks for its question
+    (retrieved once per question, shared by the generators in ``rankings``)."""
+    out: list[Opening] = []
+    for q in questions:
+        stored = replay.stored.get(q.id)
+        if stored is None:
+            continue
+        if q.id not in rankings:
+            context = ws.runtime.retriever.retrieve(q.question)
+            rankings[q.id] = tuple(c.id for c in context.chunks)
+        first = first_cited_card(str(stored["content"]), stored.get("sources") or [])
+        out.append(Opening(q.id, rankings[q.id], first, tuple(q.gold)))
     return out
 
 

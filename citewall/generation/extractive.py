@@ -1,17 +1,28 @@
 """The embedded default generator: an extractive answerer that cites by construction.
 
-Deterministic, no model download beyond the packaged embedder, no API key. It splits the
-context cards into sentence units, scores each against the question (cosine similarity of
-MiniLM embeddings, the units' vectors read from what ingest stored, plus lexical overlap of
-stemmed content words, with a small bonus for better-ranked cards), then answers from the
-retriever's best card: its best sentence first, up to three more of its relevant sentences,
-another card's only when it is as relevant as the best (MMR-style redundancy control
-throughout), each cited with ``[n]``. An internal card is quoted only from its member-facing
-reply (``ContextChunk.quotable_text``); without one it still ranks but adds nothing to the prose.
+Deterministic, no model download beyond the packaged embedder, no API key. It reads each
+context card's outline (``citations.outline``: sections, tab labels, lists) and quotes whole
+units only: a whole sentence or a whole list item, never a fragment. Units are scored against
+the question (cosine similarity of MiniLM embeddings, the units' vectors read from what ingest
+stored, plus lexical overlap of stemmed content words, with a small bonus for better-ranked
+cards). An internal card is quoted only from its member-facing reply
+(``ContextChunk.quotable_text``); without one it still ranks but adds nothing to the prose.
+The answer is built around retrieval's order:
 
-Safety by construction: a sentence that contains a URL (or any ``scheme:`` link), a Markdown
-link, HTML, a card title or a card id is never used, so the answer cannot copy an internal
-title into prose nor write a link. Markers already present in card text are stripped.
+- The anchor is the best-ranked card with a relevant unit; the answer's first sentence is its.
+- Within the anchor, the section that matches best (its units and its heading) is the one
+  answered from; another section only when the question names its case (its heading's words),
+  and one tab ("Desktop/Web", "Mobile") unless the question names another.
+- A how-to question ("how do I...", "how to", "steps"), or one whose best unit is a step, gets
+  the section's numbered steps (one list, of the tab), whole and in order (at most
+  ``MAX_STEPS``), after one leading sentence when the card has a relevant one.
+- Otherwise up to ``MAX_SENTENCES`` relevant units (MMR-style redundancy control); a
+  lower-ranked card adds a unit only when it scores well and states a word of the question
+  the answer so far lacks.
+
+Safety by construction: a unit that contains a URL (or any ``scheme:`` link), a Markdown link
+the outline kept, HTML, a card title or a card id is never used, so the answer cannot copy an
+internal title into prose nor write a link. Markers already present in card text are stripped.
 """
 
 from __future__ import annotations
@@ -23,8 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from citewall.citations.sentences import split_sentences
-from citewall.citations.units import unit_text
+from citewall.citations.outline import Unit, outline
 from citewall.citations.verbatim import words
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.kb_embedder import sentence_embedder
@@ -32,22 +42,29 @@ from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.types import ContextChunk
 from citewall.text.terms import WORD, content_terms
 
-#: Sentences in an answer, at most.
+#: Sentences in an answer that is not a procedure, at most.
 MAX_SENTENCES = 4
+#: Steps of a procedure quoted, at most (a longer list is cut after this many).
+MAX_STEPS = 8
 #: MMR trade-off: relevance weight vs. redundancy with sentences already picked.
 MMR_LAMBDA = 0.7
-#: A further sentence of the best sentence's card must score at least this fraction of the
-#: best one; a sentence of another card at least ``OTHER_CARD_FLOOR`` (tuned on the dev split
-#: for nugget recall and the off-topic rate, docs/evaluation.md).
+#: A further unit of the anchor card must score at least this fraction of the first one; a
+#: unit of another card at least ``OTHER_CARD_FLOOR`` (tuned on the dev split for nugget
+#: recall and the off-topic rate, docs/evaluation.md).
 SAME_CARD_FLOOR = 0.3
-#: The anchor is the best-ranked card, unless another card's best sentence scores at least
-#: this multiple of the best-ranked card's best sentence.
-ANCHOR_MARGIN = 1.4
 OTHER_CARD_FLOOR = 1.2
-#: A picked sentence this similar to an earlier pick is a near-duplicate and skipped.
+#: And never below this absolute score (a weak anchor must not let weak neighbours in).
+OTHER_CARD_MIN = 0.4
+#: A card is relevant when one of its units scores at least this (0.7 cosine + 0.3 lexical
+#: overlap): below it, the next-ranked card anchors the answer. Low on purpose: retrieval
+#: ranked the card first on its title and all its text, which a unit's score cannot see.
+RELEVANT_FLOOR = 0.15
+#: Weight of the heading's word match (Jaccard of content terms) when choosing a section.
+HEADING_WEIGHT = 0.3
+#: A picked unit this similar to an earlier pick is a near-duplicate and skipped.
 DUPLICATE_SIM = 0.9
 #: Candidates scored per answer (the cheapest lexical filter keeps latency bounded when a
-#: sentence vector is not stored and must be embedded).
+#: unit's vector is not stored and must be embedded).
 MAX_CANDIDATES = 48
 
 NO_ANSWER = "The knowledge base has related material, but nothing in it answers this directly."
@@ -56,24 +73,52 @@ _URLISH = re.compile(
     r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b(?:javascript|data|vbscript|file|mailto):|"
     r"\]\(|<[a-z/!]|\b[a-z0-9-]+\.(?:com|org|net|io|dev|app|co|gov|edu)\b"
 )
+_HOW_TO = re.compile(
+    r"(?i)\bhow\s+(?:do|can|should|would|could|will)\s+(?:i|we|you|one|they|my)\b|"
+    r"\bhow\s+to\b|\bsteps?\b|\bwalk\s+me\s+through\b"
+)
+
+
+def quotable_text(chunk: ContextChunk) -> str:
+    """The text of ``chunk`` an answer may quote: an internal card's reply only
+    (``ContextChunk.quotable_text``; its staff notes still rank it but never reach prose)."""
+    return chunk.quotable_text
+
+
+def is_how_to(question: str) -> bool:
+    """Whether ``question`` asks for a procedure.
+
+    >>> is_how_to("How do I schedule a message?"), is_how_to("What does a plan cost?")
+    (True, False)
+    """
+    return _HOW_TO.search(question) is not None
 
 
 @dataclass(frozen=True, slots=True)
-class _Candidate:
+class Quote:
+    """A unit of one context card (``chunk_index`` in the context) the answer may quote."""
+
     chunk_index: int
-    position: int
-    text: str
-    #: Quoting it copies internal text (an internal card's sentence of ``span_words``+ words).
+    unit: Unit
+    #: Quoting it copies internal text (an internal card's unit of ``span_words``+ words).
     copies_internal: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.unit.text
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return (self.chunk_index, self.unit.position)
 
 
 class ExtractiveGenerator:
-    """Answers by quoting the best sentences of the context, each cited with ``[n]``.
+    """Answers by quoting whole units of the context, each cited with ``[n]``.
 
-    ``max_internal_sentences`` (None: no limit) caps the sentences quoted from internal cards
+    ``max_internal_sentences`` (None: no limit) caps the units quoted from internal cards
     that count as copies (``span_words`` words or more, the verbatim cap's rule in
     ``chat.exposure``): the answer keeps the most relevant of them and fills up with other
-    relevant sentences, rather than losing its tail to the cap afterwards.
+    relevant units, rather than losing its tail to the cap afterwards.
     """
 
     name = "extractive"
@@ -85,9 +130,9 @@ class ExtractiveGenerator:
         max_internal_sentences: int | None = None,
         span_words: int = 10,
     ) -> None:
-        # Sentence vectors come from ingest's store when the embedder has one (the server's).
+        # Unit vectors come from ingest's store when the embedder has one (the server's).
         self._embedder = sentence_embedder(embedder)
-        self._max_internal = max_internal_sentences
+        self._max_internal = max_internal_sentences if max_internal_sentences else None
         self._span_words = span_words
 
     # -- protocol ------------------------------------------------------------------------------
@@ -112,120 +157,246 @@ class ExtractiveGenerator:
 
     # -- the answerer --------------------------------------------------------------------------
     def compose(self, question: str, context: Sequence[ContextChunk]) -> str:
-        """The answer text with ``[n]`` markers; NO_ANSWER when no sentence is usable."""
-        candidates = self._candidates(context)
-        if not candidates:
+        """The answer text with ``[n]`` markers; NO_ANSWER when no unit is usable."""
+        quotes = self.select(question, context)
+        if not quotes:
             return NO_ANSWER
+        return " ".join(_cite(q.text, q.chunk_index + 1) for q in quotes)
+
+    def select(self, question: str, context: Sequence[ContextChunk]) -> list[Quote]:
+        """The units the answer quotes, in the answer's order (empty: nothing usable)."""
+        quotes = self._quotes(context)
+        if not quotes:
+            return []
         q_terms = content_terms(question)
-        lexical = np.array([self._overlap(q_terms, c.text) for c in candidates], dtype=np.float32)
-        if len(candidates) > MAX_CANDIDATES:
-            keep = sorted(
-                range(len(candidates)),
-                key=lambda i: (-lexical[i], candidates[i].chunk_index, candidates[i].position),
-            )[:MAX_CANDIDATES]
-            keep.sort()
-            candidates = [candidates[i] for i in keep]
-            lexical = lexical[keep]
+        lexical = [_overlap(q_terms, q.text) for q in quotes]
+        scored = list(range(len(quotes)))
+        if len(scored) > MAX_CANDIDATES:
+            scored = sorted(scored, key=lambda i: (-lexical[i], quotes[i].order))[:MAX_CANDIDATES]
+            scored.sort()
         q_vec = np.asarray(self._embedder.embed_query(question), dtype=np.float32)
-        s_vecs = np.asarray(
-            self._embedder.embed_sentences([c.text for c in candidates]), dtype=np.float32
+        vecs = np.asarray(
+            self._embedder.embed_sentences([quotes[i].text for i in scored]), dtype=np.float32
         )
-        dense = s_vecs @ q_vec
-        prior = np.array([0.04 / (1 + c.chunk_index) for c in candidates], dtype=np.float32)
-        relevance = 0.7 * dense + 0.3 * lexical + prior
-        picked = self._select(
-            relevance,
-            s_vecs,
-            [c.chunk_index for c in candidates],
-            [c.copies_internal for c in candidates],
-        )
-        # Best sentence first, the rest in reading order (card rank, then position in card).
-        first, rest = (
-            picked[0],
-            sorted(picked[1:], key=lambda i: (candidates[i].chunk_index, candidates[i].position)),
-        )
-        return " ".join(
-            _cite(candidates[i].text, candidates[i].chunk_index + 1) for i in [first, *rest]
+        relevance = {
+            i: 0.7 * float(vecs[k] @ q_vec) + 0.3 * lexical[i] + 0.04 / (1 + quotes[i].chunk_index)
+            for k, i in enumerate(scored)
+        }
+        vec_of = {i: vecs[k] for k, i in enumerate(scored)}
+        return _Answer(quotes, relevance, vec_of, q_terms, self._max_internal).build(
+            is_how_to(question)
         )
 
-    def _select(
+    def _quotes(self, context: Sequence[ContextChunk]) -> list[Quote]:
+        """The usable units of the context, in reading order."""
+        forbidden = _forbidden_strings(context)
+        out: list[Quote] = []
+        for ci, chunk in enumerate(context):
+            for unit in outline(quotable_text(chunk)).units:
+                if not _usable(unit):
+                    continue
+                lowered = unit.text.lower()
+                if any(f in lowered for f in forbidden):
+                    continue
+                copies = not chunk.is_external and len(words(unit.text)) >= self._span_words
+                out.append(Quote(ci, unit, copies))
+        return out
+
+
+class _Answer:
+    """One answer's selection over scored quotes (``relevance`` holds the scored ones)."""
+
+    def __init__(
         self,
-        relevance: np.ndarray,
-        vecs: np.ndarray,
-        cards: Sequence[int],
-        copies: Sequence[bool],
-    ) -> list[int]:
-        """Answer from the card that answers: the retriever's best card (the best-ranked card
-        with a usable sentence) is the anchor. Its best sentence comes first; more of its
-        sentences follow while they stay relevant (at least ``SAME_CARD_FLOOR`` of that best);
-        another card's sentence only when it scores at least ``OTHER_CARD_FLOOR`` of it (a
-        second part of the question the anchor does not cover). Near-duplicates are skipped;
-        MMR orders the candidates; copies of internal text stop at ``max_internal_sentences``."""
-        limit = self._max_internal
-        if limit is not None and limit <= 0:
-            limit = None
-        order = sorted(range(len(relevance)), key=lambda i: (-float(relevance[i]), i))
-        top = min(cards)
-        first = next(i for i in order if cards[i] == top)
-        # Floors are fractions of the best: measured from a positive best (cosine can be < 0).
-        if float(relevance[order[0]]) >= ANCHOR_MARGIN * max(float(relevance[first]), 1e-6):
-            first = order[0]  # another card's sentence answers clearly better
-        anchor = cards[first]
+        quotes: list[Quote],
+        relevance: dict[int, float],
+        vecs: dict[int, np.ndarray],
+        q_terms: set[str],
+        limit: int | None,
+    ) -> None:
+        self.quotes, self.relevance, self.vecs = quotes, relevance, vecs
+        self.q_terms, self.limit = q_terms, limit
+
+    def build(self, how_to: bool) -> list[Quote]:
+        scored = sorted(self.relevance, key=lambda i: (-self.relevance[i], i))
+        anchor = self._anchor(scored)
+        mine = [i for i in range(len(self.quotes)) if self.quotes[i].chunk_index == anchor]
+        section = self._section(mine)
+        in_section = [i for i in mine if self.quotes[i].unit.section == section]
+        tab = self._tab(in_section)
+        ranked = [i for i in in_section if i in self.relevance]
+        best = max(ranked, key=lambda i: (self.relevance[i], -i))
+        how_to = how_to or self.quotes[best].unit.kind == "step"
+        if how_to and (steps := self._steps(in_section, tab)):
+            return self._procedure(mine, section, steps)
+        return self._sentences(scored, anchor, section, tab)
+
+    # -- where the answer comes from -------------------------------------------------------
+    def _anchor(self, scored: list[int]) -> int:
+        """The best-ranked card with a relevant unit (else the card of the best unit)."""
+        relevant = [i for i in scored if self.relevance[i] >= RELEVANT_FLOOR]
+        pool = relevant or scored
+        return min(self.quotes[i].chunk_index for i in pool)
+
+    def _section(self, mine: list[int]) -> int:
+        """The anchor's section whose units and heading match the question best."""
+        best: dict[int, float] = {}
+        for i in mine:
+            if i in self.relevance:
+                s = self.quotes[i].unit.section
+                best[s] = max(best.get(s, -np.inf), self.relevance[i])
+        headings = {self.quotes[i].unit.section: self.quotes[i].unit.heading for i in mine}
+        return max(
+            best,
+            key=lambda s: (best[s] + HEADING_WEIGHT * _jaccard(self.q_terms, headings[s]), -s),
+        )
+
+    def _tab(self, in_section: list[int]) -> str | None:
+        """The tab the question names, else the tab of the section's best-scoring unit."""
+        tabs = list(dict.fromkeys(self.quotes[i].unit.tab for i in in_section))
+        named = [t for t in tabs if t and self.q_terms & content_terms(t)]
+        if named:
+            return named[0]
+        ranked = [i for i in in_section if i in self.relevance]
+        return self.quotes[max(ranked, key=lambda i: (self.relevance[i], -i))].unit.tab
+
+    def _names(self, heading: str) -> bool:
+        """Whether the question names a section's case: every word of its heading."""
+        terms = content_terms(heading)
+        return bool(terms) and terms <= self.q_terms
+
+    def _allowed(self, i: int, anchor: int, section: int, tab: str | None) -> bool:
+        unit = self.quotes[i].unit
+        if self.quotes[i].chunk_index != anchor:
+            return True
+        if unit.section not in (section, 0) and not self._names(unit.heading):
+            return False
+        return unit.section != section or unit.tab in (tab, None)
+
+    # -- procedures ------------------------------------------------------------------------
+    def _steps(self, in_section: list[int], tab: str | None) -> list[int]:
+        """The section's list (in the tab) holding its best-scoring item, in order."""
+        items = [i for i in in_section if self.quotes[i].unit.kind == "step"]
+        if not items:
+            return []
+        # The tab's lists; under no tab (a sentence before the labels), the first tab's.
+        tab = tab if any(self.quotes[i].unit.tab == tab for i in items) else None
+        tab = tab or self.quotes[items[0]].unit.tab
+        items = [i for i in items if self.quotes[i].unit.tab == tab]
+        ranked = [i for i in items if i in self.relevance]
+        lead = max(ranked, key=lambda i: self.relevance[i]) if ranked else items[0]
+        chosen = self.quotes[lead].unit.list_index
+        steps = [i for i in items if self.quotes[i].unit.list_index == chosen]
+        out: list[int] = []
+        for i in steps[:MAX_STEPS]:
+            if self.quotes[i].copies_internal and not self._room(out):
+                break  # a procedure stops rather than skip a step
+            out.append(i)
+        return out
+
+    def _procedure(self, mine: list[int], section: int, steps: list[int]) -> list[Quote]:
+        """One leading sentence of the anchor (its section or intro, before the list), then the
+        steps."""
+        first = self.quotes[steps[0]].unit.position
+        leads = [
+            i
+            for i in mine
+            if i in self.relevance
+            and self.quotes[i].unit.kind == "sentence"
+            and self.quotes[i].unit.section in (section, 0)
+            and self.quotes[i].unit.position < first
+            and self.relevance[i] >= RELEVANT_FLOOR
+            and (not self.quotes[i].copies_internal or self._room(steps))
+        ]
+        head = [max(leads, key=lambda i: (self.relevance[i], -i))] if leads else []
+        return [self.quotes[i] for i in [*head, *steps]]
+
+    # -- other questions -------------------------------------------------------------------
+    def _sentences(
+        self, scored: list[int], anchor: int, section: int, tab: str | None
+    ) -> list[Quote]:
+        """The anchor section's best unit first; more relevant units of the allowed parts of
+        the anchor; another card's only for a question word the answer lacks."""
+        first = next(
+            i
+            for i in scored
+            if self.quotes[i].chunk_index == anchor
+            and self.quotes[i].unit.section == section
+            and self._allowed(i, anchor, section, tab)
+        )
         picked = [first]
-        best = max(float(relevance[first]), 1e-6)
+        best = max(self.relevance[first], 1e-6)
         while len(picked) < MAX_SENTENCES:
             chosen: int | None = None
             chosen_score = -np.inf
-            room = limit is None or sum(copies[j] for j in picked) < limit
-            for i in order:
-                if i in picked or (copies[i] and not room):
+            covered = set().union(*(content_terms(self.quotes[j].text) for j in picked))
+            texts = {self.quotes[j].text.lower() for j in picked}
+            for i in scored:
+                q = self.quotes[i]
+                if (
+                    i in picked
+                    or q.text.lower() in texts
+                    or not self._allowed(i, anchor, section, tab)
+                ):
                     continue
-                floor = SAME_CARD_FLOOR if cards[i] == anchor else OTHER_CARD_FLOOR
-                if float(relevance[i]) < floor * best:
+                if q.copies_internal and not self._room(picked):
                     continue
-                redundancy = float(np.max(vecs[picked] @ vecs[i]))
+                if q.chunk_index == anchor:
+                    if self.relevance[i] < SAME_CARD_FLOOR * best:
+                        continue
+                elif self.relevance[i] < max(OTHER_CARD_FLOOR * best, OTHER_CARD_MIN) or not (
+                    (self.q_terms - covered) & content_terms(q.text)
+                ):
+                    continue  # another card adds only what the question asks and we lack
+                redundancy = max(float(self.vecs[j] @ self.vecs[i]) for j in picked)
                 if redundancy >= DUPLICATE_SIM:
                     continue
-                score = MMR_LAMBDA * float(relevance[i]) - (1 - MMR_LAMBDA) * redundancy
+                score = MMR_LAMBDA * self.relevance[i] - (1 - MMR_LAMBDA) * redundancy
                 if score > chosen_score:
                     chosen, chosen_score = i, score
             if chosen is None:
                 break
             picked.append(chosen)
-        return picked
+        rest = sorted(picked[1:], key=lambda i: self.quotes[i].order)
+        return [self.quotes[i] for i in [first, *rest]]
 
-    def _candidates(self, context: Sequence[ContextChunk]) -> list[_Candidate]:
-        forbidden = _forbidden_strings(context)
-        out: list[_Candidate] = []
-        seen: set[str] = set()
-        for ci, chunk in enumerate(context):
-            # An internal card is quoted only from its reply: its staff notes never reach prose.
-            for pos, raw in enumerate(split_sentences(chunk.quotable_text)):
-                sentence = _clean(raw)
-                if sentence is None or sentence.lower() in seen:
-                    continue
-                lowered = sentence.lower()
-                if any(f in lowered for f in forbidden):
-                    continue
-                seen.add(lowered)
-                copies = not chunk.is_external and len(words(sentence)) >= self._span_words
-                out.append(_Candidate(ci, pos, sentence, copies))
-        return out
+    def _room(self, picked: list[int]) -> bool:
+        return (
+            self.limit is None or sum(self.quotes[j].copies_internal for j in picked) < self.limit
+        )
 
-    def _overlap(self, q_terms: set[str], sentence: str) -> float:
-        """Share of the question's content words the sentence contains."""
-        if not q_terms:
-            return 0.0
-        return len(q_terms & content_terms(sentence)) / len(q_terms)
+
+def _overlap(q_terms: set[str], text: str) -> float:
+    """Share of the question's content words the unit contains."""
+    if not q_terms:
+        return 0.0
+    return len(q_terms & content_terms(text)) / len(q_terms)
+
+
+def _jaccard(q_terms: set[str], heading: str) -> float:
+    h = content_terms(heading)
+    return len(q_terms & h) / len(q_terms | h) if h and q_terms else 0.0
+
+
+def _usable(unit: Unit) -> bool:
+    """A unit an answer may quote: no link or HTML; a sentence or bullet of four words or more,
+    a step of two ("Write a message." is a whole step). A sentence ending in a colon only
+    introduces what follows ("The call providers supported are:"): alone it says nothing."""
+    if unit.kind != "step" and unit.text.endswith(":"):
+        return False
+    least = 2 if unit.kind == "step" else 4
+    return not _URLISH.search(unit.text) and len(WORD.findall(unit.text)) >= least
 
 
 def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
-    """Lower-cased strings an answer must not contain: titles, ids and their codes.
+    """Lower-cased strings an answer must not contain: internal titles, ids and their codes.
 
-    A whole title is forbidden when it is distinctive (two words or more, or 12+ characters;
-    a one-word title such as "Refunds" is an ordinary word). Distinctive tokens of titles and
-    ids (6+ characters with a digit, or with an inner dash/underscore) are forbidden on their
-    own too, so a code that identifies an internal card cannot reach the prose.
+    An internal card's whole title is forbidden when it is distinctive (two words or more, or
+    12+ characters; a one-word title such as "Refunds" is an ordinary word). A public card's
+    title is public (its source chip shows it), and help articles repeat it in their steps
+    ("click the pencil icon to change your email address"). Distinctive tokens of every title
+    and id (6+ characters with a digit, or with an inner dash/underscore) are forbidden on
+    their own too, so a code that identifies a card cannot reach the prose.
     """
     out: set[str] = set()
     for chunk in context:
@@ -236,7 +407,7 @@ def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
             if not isinstance(value, str):
                 continue
             title = value.strip().lower()
-            if len(title.split()) >= 2 or len(title) >= 12:
+            if not chunk.is_external and (len(title.split()) >= 2 or len(title) >= 12):
                 out.add(title)
             out.update(_distinctive_tokens(title))
         if isinstance(chunk.id, str) and chunk.id:
@@ -253,19 +424,6 @@ def _distinctive_tokens(text: str) -> set[str]:
         for tok in re.findall(r"[a-z0-9][a-z0-9_-]*[a-z0-9]", text)
         if len(tok) >= 6 and (re.search(r"[0-9]", tok) or re.search(r"[a-z][-_][a-z0-9]", tok))
     }
-
-
-def _clean(sentence: str) -> str | None:
-    """A usable prose sentence, or None (headings, code, tables, links, fragments)."""
-    s = sentence.strip()
-    if not s or s.startswith(("#", "```", "~~~", "|", ">")):
-        return None
-    if _URLISH.search(s) or "`" in s:
-        return None
-    s = unit_text(s)  # without bullet, markers and emphasis: the unit ingest embedded
-    if len(WORD.findall(s)) < 4:
-        return None
-    return s
 
 
 def _cite(sentence: str, n: int) -> str:

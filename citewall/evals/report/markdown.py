@@ -260,7 +260,9 @@ def _answers(answers: dict[str, Any]) -> list[str]:
         "Nugget recall: the share of the questions' gold facts the member's answer states (an "
         "abstained answer states none). Off-topic rate: the share of answer sentences no gold "
         "card supports. Control: each answer scored against another question (must score "
-        "badly).",
+        "badly). First sentence: of the answers whose top-ranked card is a gold card, the share "
+        "whose first sentence cites a gold card (control: the first sentence taken from the "
+        "lowest-ranked card).",
         "",
         f"Nugget judge vs {judge.get('labels', 0)} hand labels: leave-one-out accuracy "
         f"{loo.get('accuracy', 0):.3f}, kappa {loo.get('kappa', 0):.3f} "
@@ -270,6 +272,8 @@ def _answers(answers: dict[str, Any]) -> list[str]:
     rows = []
     for name, r in (answers.get("generators") or {}).items():
         c = r.get("control") or {}
+        opening = r.get("first_sentence") or {}
+        opening_control = r.get("first_sentence_control") or {}
         rows.append(
             [
                 name,
@@ -279,6 +283,8 @@ def _answers(answers: dict[str, Any]) -> list[str]:
                 f"{r['off_topic_rate']:.3f}",
                 f"{c.get('off_topic_rate', 0):.3f}",
                 r["sentences"],
+                f"{opening.get('rate', 0):.3f} of {opening.get('eligible', 0)}",
+                f"{opening_control.get('rate', 0):.3f}",
             ]
         )
     out += table(
@@ -290,6 +296,8 @@ def _answers(answers: dict[str, Any]) -> list[str]:
             "off-topic rate",
             "control",
             "sentences",
+            "first sentence from gold",
+            "control",
         ],
         rows,
     )

@@ -94,6 +94,9 @@ class EvalResult:
         if extractive:
             out["answers.extractive.nugget_recall"] = float(extractive["nugget_recall"])
             out["answers.extractive.on_topic_rate"] = 1.0 - float(extractive["off_topic_rate"])
+            opening = extractive.get("first_sentence") or {}
+            if opening.get("eligible"):
+                out["answers.extractive.first_sentence_rate"] = float(opening["rate"])
         abst = self.answering.get("abstention") or {}
         if abst:
             out["abstention.not_found_recall"] = float(abst["not_found_recall"])
@@ -159,6 +162,12 @@ def control_failures(answers: dict[str, Any], answering: dict[str, Any]) -> list
             1.0, row["off_topic_rate"] + CONTROL_MARGIN
         ):
             failures.append(f"answers.{name}.off_topic_rate control")
+        opening = row.get("first_sentence") or {}
+        opening_control = row.get("first_sentence_control") or {}
+        if opening.get("eligible") and opening_control.get("rate", 0.0) > max(
+            0.0, opening["rate"] - CONTROL_MARGIN
+        ):
+            failures.append(f"answers.{name}.first_sentence control")
     abst, abst_control = answering.get("abstention"), answering.get("abstention_control")
     if (
         abst
