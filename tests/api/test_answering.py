@@ -110,7 +110,9 @@ def test_a_question_in_another_language_is_told_which_language_is_answered(
 
 
 def stream_events(env: ApiEnv, message: str) -> list[tuple[str, dict[str, Any]]]:
-    r = env.client.post("/api/v1/chat/stream", json={"message": message}, headers=env.auth("member"))
+    r = env.client.post(
+        "/api/v1/chat/stream", json={"message": message}, headers=env.auth("member")
+    )
     assert r.status_code == 200
     out = []
     for block in r.text.split("\n\n"):

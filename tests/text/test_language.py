@@ -88,7 +88,7 @@ def test_the_reply_names_the_configured_kb_language() -> None:
     [
         "¿hola, qué tal?",
         "merci beaucoup",
-        "`curl -X POST https://api.parcelry.com/v1/labels -d '{\"carrier\": \"swiftfreight\"}'`",
+        '`curl -X POST https://api.parcelry.com/v1/labels -d \'{"carrier": "swiftfreight"}\'`',
         "SwiftFreight NorthPost CartWise ShopLane IOSS DDP",
         "Shopify Zulip FastAPI Uvicorn Pydantic",
         "Was ist",
