@@ -14,11 +14,11 @@ ones spread over Galician and Portuguese. Short text, product names and code are
 detector errs, and a wrong verdict would refuse an English question, so only a confident
 verdict on enough words counts: the words checked leave out code spans, addresses and words
 that look like names or identifiers (``SwiftFreight``, ``api_key``, ``v2``); at least
-``MIN_WORDS`` must remain (in a script written without spaces, two characters count as a
-word), and the detector's probability must reach ``MIN_CONFIDENCE``. Both were chosen so that
-no English question of the labelled sets of the demo, Zulip and FastAPI knowledge bases is
-taken for another language (``tests/text/test_language.py`` holds that as a test;
-docs/answering.md has the figures).
+``MIN_WORDS`` words of two letters or more must remain (in a script written without spaces,
+two characters count as a word), and the detector's probability must reach
+``MIN_CONFIDENCE``. Both were chosen so that no English question of the labelled sets of the
+demo, Zulip and FastAPI knowledge bases is taken for another language
+(``tests/text/test_language.py`` holds that as a test; docs/answering.md has the figures).
 """
 
 from __future__ import annotations
@@ -187,6 +187,12 @@ def plain_words(text: str) -> list[str]:
     return [w for w in _TOKEN.findall(text) if _PLAIN.match(w.strip("'’-"))]
 
 
+def _word_count(word: str) -> int:
+    """How many words ``word`` counts for: none for a single letter ("X [1]. Y [2]." is no
+    sentence), one per two characters of a script written without spaces."""
+    return len(_UNSPACED.findall(word)) // 2 or int(len(word) > 1)
+
+
 def detect_language(text: str) -> Detected | None:
     """The language of ``text``, or None when the verdict is not safe to act on (too few plain
     words, or a probability under ``MIN_CONFIDENCE``).
@@ -197,7 +203,7 @@ def detect_language(text: str) -> Detected | None:
     True
     """
     found = plain_words(text)
-    if sum(len(_UNSPACED.findall(w)) // 2 or 1 for w in found) < MIN_WORDS:
+    if sum(_word_count(w) for w in found) < MIN_WORDS:
         return None
     language, confidence = _identifier().classify(" ".join(found).lower())
     if confidence < MIN_CONFIDENCE:

@@ -92,6 +92,7 @@ def test_the_reply_names_the_configured_kb_language() -> None:
         "SwiftFreight NorthPost CartWise ShopLane IOSS DDP",
         "Shopify Zulip FastAPI Uvicorn Pydantic",
         "Was ist",
+        "X [99]. Y [0]. Z [-1]. W [1]. V [4-5].",
     ],
 )
 def test_short_text_names_and_code_are_left_alone(text: str) -> None:
