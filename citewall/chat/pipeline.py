@@ -1,8 +1,8 @@
 """The answer pipeline: condense -> retrieve -> judge answerability -> generate -> verbatim
 cap -> reconcile -> (attribute) -> enrich -> sources -> exposure.
 
-Small talk ("hi", "thanks") gets a friendly reply without retrieval, and a question written in
-another language than the knowledge base's one sentence saying which language the assistant
+Small talk ("hi", "thanks") gets a friendly reply without retrieval; so does a question written
+in another language than the knowledge base's: one sentence saying which language the assistant
 answers in (``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
 with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
