@@ -170,8 +170,9 @@ class Detected:
 
 
 @cache
-def _identifier() -> LanguageIdentifier:
-    # Loaded once per process (~0.2 s), on the first question; read-only after that.
+def load_detector() -> LanguageIdentifier:
+    """The detector, loaded once per process (a second or so on a busy machine; the runtime
+    loads it with the other models) and only read after that."""
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     identifier.set_languages(list(LANGUAGES))
     return identifier
@@ -205,7 +206,7 @@ def detect_language(text: str) -> Detected | None:
     found = plain_words(text)
     if sum(_word_count(w) for w in found) < MIN_WORDS:
         return None
-    language, confidence = _identifier().classify(" ".join(found).lower())
+    language, confidence = load_detector().classify(" ".join(found).lower())
     if confidence < MIN_CONFIDENCE:
         return None
     return Detected(str(language), float(confidence))
