@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.config import KbLanguage
+from citewall.config import KbLanguage, load_settings
+from citewall.errors import ConfigError
 from citewall.text.language import (
     MIN_WORDS,
     NAMES,
@@ -118,3 +119,8 @@ def test_fewer_than_min_words_is_never_judged(parts: list[str]) -> None:
 def test_any_text_gets_a_table_reply_or_none(text: str, kb: KbLanguage) -> None:
     reply = other_language_reply(text, kb)
     assert reply is None or reply in {REPLIES[r].format(kb=NAMES[r][kb]) for r in REPLIES}
+
+
+def test_a_kb_language_without_a_reply_is_a_clear_setting_error() -> None:
+    with pytest.raises(ConfigError, match="CITEWALL_KB_LANGUAGE: Input should be 'en'"):
+        load_settings(kb_language="xx")
