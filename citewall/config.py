@@ -23,6 +23,8 @@ from citewall.errors import ConfigError
 GeneratorName = Literal["extractive", "openai"]
 ModelRuntime = Literal["onnx", "torch"]
 RerankerPrecision = Literal["fp32", "bf16", "int8"]
+#: The languages a knowledge base may be written in (those the other-language reply names).
+KbLanguage = Literal["en", "es", "fr", "de", "pt", "it", "nl"]
 
 #: The reranker the design names; loaded from the local model cache or a hub where reachable.
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -175,6 +177,11 @@ class Settings(BaseSettings):
     )
     condense_timeout_s: float = Field(
         default=5.0, gt=0, description="Timeout of the model call that rewrites a follow-up."
+    )
+    kb_language: KbLanguage = Field(
+        default="en",
+        description="The language of the knowledge base: a question confidently written in "
+        "another gets one sentence, in its own language where possible, saying so.",
     )
     abstention: bool = Field(
         default=True,

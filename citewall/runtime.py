@@ -26,6 +26,7 @@ from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.storage import db, schema
 from citewall.storage.artifacts import DatabaseArtifactStore
 from citewall.storage.types import utcnow
+from citewall.text.language import load_detector
 
 
 @dataclass(slots=True)
@@ -61,6 +62,7 @@ class Runtime:
         # Sentence vectors stored at ingest answer what the generator would embed per turn.
         embedder = kb_embedder(settings, embedder or load_embedder(settings), artifacts)
         generator = build_generator(settings, embedder)
+        load_detector()  # the question-language detector: with the models, not on a first turn
         return cls(
             settings=settings,
             engine=engine,

@@ -159,7 +159,9 @@ class ChatResponsePublic(_Public):
     message_id: str
     answer: str
     #: ``answered``: from the knowledge base, with its sources; ``not_found``: one honest
-    #: sentence saying the knowledge base does not answer it (no sources, no KB text).
+    #: sentence saying the knowledge base does not answer it (no sources, no KB text);
+    #: ``other_language``: one sentence, in the question's language where possible, saying which
+    #: language the assistant answers in (nothing retrieved); ``stopped``: stopped mid-answer.
     answer_status: AnswerStatus
     sources: list[SourcePublic]
     hybrid_path: HybridPath | None

@@ -1,7 +1,9 @@
 """The answer pipeline: condense -> retrieve -> judge answerability -> generate -> verbatim
 cap -> reconcile -> (attribute) -> enrich -> sources -> exposure.
 
-Small talk ("hi", "thanks") gets a friendly reply without retrieval. A follow-up is retrieved
+Small talk ("hi", "thanks") gets a friendly reply without retrieval; so does a question written
+in another language than the knowledge base's: one sentence saying which language the assistant
+answers in (``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
 with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
 citation, even after attribution), gets one honest sentence instead, with no sources and
@@ -40,6 +42,7 @@ from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
 from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
+from citewall.config import KbLanguage
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
@@ -50,6 +53,7 @@ from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedConte
 from citewall.storage.exposure import ExposureRecord
 from citewall.storage.models import AnswerStatus, Restriction
 from citewall.text.cleaning import clean_text
+from citewall.text.language import other_language_reply
 
 #: The honest answer when the knowledge base does not answer the question (no citations).
 NOTHING_FOUND = (
@@ -68,6 +72,9 @@ class AnswerPolicy:
     cap: VerbatimCap | None = None
     #: Consecutive words shared with an internal card that count as copying it (exposure).
     span_words: int = 10
+    #: The KB's language: a question confidently in another gets ``other_language_reply``
+    #: (None: every question is retrieved).
+    kb_language: KbLanguage | None = "en"
 
 
 #: The exposure budget's say on a turn: called once with the retrieved context (empty for small
@@ -210,12 +217,18 @@ def stream_answer(
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     progress = progress if progress is not None else AnswerProgress()
-    if (reply := smalltalk_reply(question)) is not None:
+    # Small talk, and a question in another language than the KB's, are answered unretrieved.
+    status: AnswerStatus = "not_found"
+    reply = smalltalk_reply(question)
+    if reply is None and policy.kb_language is not None:
+        reply = other_language_reply(question, policy.kb_language)
+        status = "other_language"
+    if reply is not None:
         progress.restricted = admit(RetrievedContext())
         yield reply
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
         answer = _not_found(reply, RetrievedContext(), generator.name, timings)
-        answer.restricted = progress.restricted
+        answer.answer_status, answer.restricted = status, progress.restricted
         yield answer
         return
     condensed = policy.condenser.condense(question, without_small_talk(history))

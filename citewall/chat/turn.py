@@ -103,6 +103,7 @@ def answer_policy(runtime: Runtime) -> AnswerPolicy:
         thresholds=runtime.thresholds,
         cap=cap,
         span_words=s.verbatim_span_words,
+        kb_language=s.kb_language,
     )
 
 

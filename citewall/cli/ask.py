@@ -37,7 +37,11 @@ def ask(
         embedder = load_embedder(settings)
         retriever = build_retriever(settings, embedder=embedder, artifacts=shared_store(settings))
         generator = build_generator(settings, embedder)
-        policy = AnswerPolicy(build_condenser(settings, generator), thresholds_from(settings))
+        policy = AnswerPolicy(
+            build_condenser(settings, generator),
+            thresholds_from(settings),
+            kb_language=settings.kb_language,
+        )
         answer = answer_question(
             question, retriever=retriever, generator=generator, embedder=embedder, policy=policy
         )

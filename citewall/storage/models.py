@@ -36,10 +36,11 @@ Role = Literal["member", "admin"]
 ROLES: tuple[Role, ...] = ("member", "admin")
 
 #: What an assistant message did: answered from the knowledge base, honestly did not (nothing
-#: relevant, a question the KB does not cover, or small talk), or was stopped by the member
-#: mid-answer (the prose said so far is kept, its citations reconciled to what it cites).
-AnswerStatus = Literal["answered", "not_found", "stopped"]
-ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found", "stopped")
+#: relevant, a question the KB does not cover, or small talk), was stopped by the member
+#: mid-answer (the prose said so far is kept, its citations reconciled to what it cites), or
+#: said which language it answers in (a question in another language: ``text.language``).
+AnswerStatus = Literal["answered", "not_found", "stopped", "other_language"]
+ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found", "stopped", "other_language")
 
 #: A member's verdict on an answer.
 Rating = Literal["up", "down"]
@@ -172,7 +173,7 @@ class Message(Base):
     timings: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
     generator: Mapped[str | None] = mapped_column(StringType(100), default=None)
     dropped_markers: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    #: ``answered``/``not_found`` on assistant messages, None on user messages.
+    #: An ``AnswerStatus`` on assistant messages, None on user messages.
     answer_status: Mapped[AnswerStatus | None] = mapped_column(String(16), default=None)
     #: The answerability signal the status was decided on (``chat.answerability``).
     support: Mapped[float | None] = mapped_column(Double, default=None)

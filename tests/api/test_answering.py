@@ -8,10 +8,13 @@ from typing import Any
 
 from citewall.chat.pipeline import NOTHING_FOUND
 from citewall.chat.smalltalk import GREETING_REPLY
+from citewall.text.language import NAMES, REPLIES
 
 from .conftest import EXTERNAL_QUESTION, ApiEnv
 
 UNCOVERED = "where is your office in berlin"
+SPANISH = "¿Cuánto tardan los reembolsos en llegar a mi tarjeta?"
+SPANISH_REPLY = REPLIES["es"].format(kb=NAMES["es"]["en"])
 
 
 def admin_view(env: ApiEnv, conversation_id: str) -> dict[str, Any]:
@@ -77,19 +80,60 @@ def test_a_follow_up_is_retrieved_with_the_question_before_it(env_both: ApiEnv) 
     assert "void-label" in " ".join(s["card_id"] for s in follow["sources"])
 
 
-def test_the_stream_s_final_event_carries_the_status(env_both: ApiEnv) -> None:
-    r = env_both.client.post(
-        "/api/v1/chat/stream", json={"message": UNCOVERED}, headers=env_both.auth("member")
+def test_a_pronoun_follow_up_is_retrieved_with_the_previous_topic(env_both: ApiEnv) -> None:
+    first = env_both.chat("member", "How long do refunds take?").json()
+    follow = env_both.chat(
+        "member", "when do they show up on my card?", first["conversation_id"]
+    ).json()
+    events = admin_view(env_both, first["conversation_id"])["retrieval_events"]
+    queries = {e["message_id"]: e["query"] for e in events}
+    assert queries[follow["message_id"]] == (
+        "How long do refunds take? when do they show up on my card?"
+    )
+    assert "help-refunds-how-long" in {s["card_id"] for s in follow["sources"]}
+
+
+def test_a_question_in_another_language_is_told_which_language_is_answered(
+    env_both: ApiEnv,
+) -> None:
+    body = env_both.chat("member", SPANISH).json()
+    assert (body["answer_status"], body["answer"], body["sources"]) == (
+        "other_language",
+        SPANISH_REPLY,
+        [],
+    )
+    assert history(env_both, body["conversation_id"])[1]["answer_status"] == "other_language"
+    view = admin_view(env_both, body["conversation_id"])
+    # Nothing was retrieved for it: it is not a knowledge gap either.
+    assert view["retrieval_events"] == []
+    assert view["messages"][1]["answer_status"] == "other_language"
+
+
+def stream_events(env: ApiEnv, message: str) -> list[tuple[str, dict[str, Any]]]:
+    r = env.client.post(
+        "/api/v1/chat/stream", json={"message": message}, headers=env.auth("member")
     )
     assert r.status_code == 200
-    finals = [
-        json.loads(line[len("data:") :])
-        for block in r.text.split("\n\n")
-        if "event: final" in block
-        for line in block.splitlines()
-        if line.startswith("data:")
-    ]
+    out = []
+    for block in r.text.split("\n\n"):
+        lines = block.splitlines()
+        name = next((ln[len("event:") :].strip() for ln in lines if ln.startswith("event:")), "")
+        data = [ln[len("data:") :] for ln in lines if ln.startswith("data:")]
+        if name and data:
+            out.append((name, json.loads("\n".join(data))))
+    return out
+
+
+def test_the_stream_s_final_event_carries_the_status(env_both: ApiEnv) -> None:
+    finals = [data for name, data in stream_events(env_both, UNCOVERED) if name == "final"]
     assert [(f["answer_status"], f["sources"]) for f in finals] == [("not_found", [])]
+
+
+def test_the_stream_answers_another_language_in_it(env_both: ApiEnv) -> None:
+    events = stream_events(env_both, SPANISH)
+    finals = [data for name, data in events if name == "final"]
+    assert [(f["answer_status"], f["sources"]) for f in finals] == [("other_language", [])]
+    assert SPANISH_REPLY in json.dumps([d for _, d in events], ensure_ascii=False)
 
 
 def test_knowledge_gaps_lists_unanswered_questions_for_admins_only(env_both: ApiEnv) -> None:

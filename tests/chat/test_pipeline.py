@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from citewall.chat.pipeline import NOTHING_FOUND, Answer, answer_question, stream_answer
+from citewall.chat.pipeline import (
+    NOTHING_FOUND,
+    Answer,
+    AnswerPolicy,
+    answer_question,
+    stream_answer,
+)
 from citewall.citations.models import StoredSource
 from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
@@ -175,3 +181,40 @@ def test_the_question_is_cleaned_on_every_path(embedder: Any) -> None:
     answer_question("void\udcff a \u202elabel\u200b?\x00", **kwargs)
     list(stream_answer("void\udcff a \u202elabel\u200b?\x00", **kwargs))
     assert retriever.questions == ["void\ufffd a label?"] * 2
+
+
+SPANISH = "¿Cuánto tarda el reembolso de una etiqueta anulada?"
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_question_in_another_language_is_answered_unretrieved(
+    embedder: Any, streaming: bool
+) -> None:
+    retriever = FixedRetriever(make_context("full"))
+    items = list(
+        stream_answer(
+            SPANISH,
+            retriever=retriever,
+            generator=ExtractiveGenerator(embedder),
+            embedder=embedder,
+            streaming=streaming,
+        )
+    )
+    answer = items[-1]
+    assert isinstance(answer, Answer)
+    assert answer.answer_status == "other_language"
+    assert answer.content.startswith("Solo puedo responder en inglés")
+    assert items[:-1] == [answer.content]
+    assert (answer.sources, answer.events, retriever.questions) == ([], [], [])
+
+
+def test_without_a_kb_language_every_question_is_retrieved(embedder: Any) -> None:
+    retriever = FixedRetriever(make_context("full"))
+    answer = answer_question(
+        SPANISH,
+        retriever=retriever,
+        generator=ExtractiveGenerator(embedder),
+        embedder=embedder,
+        policy=AnswerPolicy(kb_language=None),
+    )
+    assert retriever.questions == [SPANISH] and answer.answer_status != "other_language"

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citewall.errors import GenerationError
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.followup import (
     MAX_DEPTH,
+    MAX_TERMS_ANAPHORA,
+    MAX_TERMS_BEFORE_POINTER,
     ModelCondenser,
     PlainCondenser,
     RuleCondenser,
@@ -36,6 +40,11 @@ FIRST = "How long do refunds take?"
         "we also have handhelds with built in scanners",
         "paper goes dark when scratched, now what?",
         "since adding the second one our bundles show wrong stock",
+        # Personal pronouns, and a closing "then", lean on the conversation too.
+        "do they need to sign anything?",
+        "how long until they decide?",
+        "she's coming back in 3 months, will she keep her channels?",
+        "what will people see if they open /docs then?",
     ],
 )
 def test_follow_ups_are_recognised(message: str) -> None:
@@ -49,6 +58,11 @@ def test_follow_ups_are_recognised(message: str) -> None:
         "is there a fee for a swiftfreight pickup",
         "how much does parcelry protect cost for international parcels",
         "merchant wants skus to match no matter upper or lower case",
+        # The pronoun points at what the message itself names.
+        "customer says the parcel shows delivered but they never got it",
+        # An announced new subject is retrieved alone, pronoun or not.
+        "different question: where do i change my password if i know the old one",
+        "unrelated, how do i make a query parameter required",
     ],
 )
 def test_self_contained_questions_are_not_follow_ups(message: str) -> None:
@@ -158,3 +172,74 @@ def test_a_chatty_preface_is_not_taken_for_the_question() -> None:
 @pytest.mark.parametrize("message", ["What is the capital of Mongolia?", "How do I print labels?"])
 def test_a_short_whole_question_is_not_a_follow_up(message: str) -> None:
     assert not is_followup(message)
+
+
+#: Topic words no cue or pronoun list holds (each one content term).
+TOPIC = st.sampled_from(
+    [
+        "refund",
+        "label",
+        "parcel",
+        "invoice",
+        "carrier",
+        "customs",
+        "pickup",
+        "printer",
+        "webhook",
+        "password",
+        "channel",
+        "stream",
+        "export",
+        "theme",
+        "token",
+        "server",
+    ]
+)
+HISTORY = [Turn("user", FIRST)]
+
+
+@given(st.text(max_size=80))
+def test_a_first_message_is_never_merged(message: str) -> None:
+    assert rule_query(message, []) == message
+    assert rule_query(message, [Turn("assistant", "Hello!")]) == message
+
+
+@given(st.text(max_size=80))
+def test_the_query_is_the_message_or_ends_with_it(message: str) -> None:
+    query = rule_query(message, HISTORY)
+    assert query in {message, f"{FIRST} {message}"}
+    assert (query != message) == is_followup(message)
+
+
+@given(st.sampled_from(["different question:", "unrelated,", "new topic -"]), st.text(max_size=60))
+def test_an_announced_new_subject_is_never_merged(opening: str, rest: str) -> None:
+    message = f"{opening} and what about {rest} too, then?"
+    assert rule_query(message, HISTORY) == message
+
+
+@given(st.sampled_from(["and", "what about", "same for"]), st.lists(TOPIC, max_size=12))
+def test_a_continuation_cue_is_always_merged(cue: str, topic: list[str]) -> None:
+    message = " ".join([cue, *topic]) + "?"
+    assert rule_query(message, HISTORY) == f"{FIRST} {message}"
+
+
+@given(
+    st.lists(
+        TOPIC, min_size=MAX_TERMS_BEFORE_POINTER + 1, max_size=MAX_TERMS_ANAPHORA, unique=True
+    ),
+    st.sampled_from(["it", "they", "them", "that"]),
+)
+def test_a_pronoun_after_the_message_s_own_topic_is_not_merged(
+    topic: list[str], pronoun: str
+) -> None:
+    message = f"my {' '.join(topic)} is broken since {pronoun} moved"
+    assert rule_query(message, HISTORY) == message
+
+
+@given(
+    st.lists(TOPIC, max_size=MAX_TERMS_BEFORE_POINTER - 1, unique=True),
+    st.sampled_from(["it", "they", "them", "that", "she", "her"]),
+)
+def test_a_pronoun_early_in_a_short_message_is_merged(topic: list[str], pronoun: str) -> None:
+    message = f"can {pronoun} change the {' '.join(topic)} settings"
+    assert rule_query(message, HISTORY) == f"{FIRST} {message}"

@@ -17,6 +17,7 @@ import type { ChatResponse, KnowledgeGapReport, Message, Source } from "../src/a
 import { finalFields, fromMessage, type DisplayTurn } from "../src/chat/state";
 import {
   NOT_FOUND_LABEL,
+  OTHER_LANGUAGE_LABEL,
   REPHRASE_HINT,
   Turn,
   answerLabel,
@@ -54,6 +55,22 @@ function turn(change: Partial<DisplayTurn>): DisplayTurn {
 }
 
 const render = (t: DisplayTurn): string => renderToStaticMarkup(<Turn turn={t} />);
+
+describe("an other_language answer in the member chat", () => {
+  const SPANISH =
+    "Solo puedo responder en inglés, el idioma de la base de conocimientos. Por favor, haz tu pregunta en inglés.";
+
+  it("shows its sentence with its own label and no sources panel or rephrase hint", () => {
+    const t = turn({ content: SPANISH, sources: [source], answerStatus: "other_language" });
+    const html = render(t);
+    expect(answerLabel(t)).toBe(OTHER_LANGUAGE_LABEL);
+    expect(showsSources(t)).toBe(false);
+    expect(html).toContain(OTHER_LANGUAGE_LABEL);
+    expect(html).toContain("Solo puedo responder en inglés");
+    expect(html).not.toContain(REPHRASE_HINT);
+    expect(html).not.toContain('class="sources"');
+  });
+});
 
 describe("a not_found answer in the member chat", () => {
   it("shows its sentence with the label, a suggestion to rephrase and no sources panel", () => {

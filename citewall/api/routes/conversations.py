@@ -35,7 +35,7 @@ def served_status(message: Message) -> AnswerStatus:
     """The stored answer status; ``answered`` for rows from before statuses were stored (and
     for a value no version wrote)."""
     status = message.answer_status
-    return status if status in {"not_found", "stopped"} else "answered"
+    return status if status in {"not_found", "stopped", "other_language"} else "answered"
 
 
 def public_feedback(row: Feedback) -> FeedbackPublic:

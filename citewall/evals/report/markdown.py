@@ -345,15 +345,19 @@ def _answering(answering: dict[str, Any]) -> list[str]:
         ]
     f = answering.get("followups") or {}
     if f:
+        rows = [
+            ("first question, alone", "first"),
+            ("follow-up, alone", "alone"),
+            ("follow-up, with the conversation", "context"),
+            ("control: with another conversation", "control"),
+            ("topic switch, alone", "switch_alone"),
+            ("topic switch, with the conversation", "switch_context"),
+        ]
         out += table(
-            ["follow-up retrieval", "nDCG@10"],
+            ["follow-up retrieval", "nDCG@10", "recall@5"],
             [
-                ["first question, alone", f"{f['first_ndcg']:.3f}"],
-                ["follow-up, alone", f"{f['alone_ndcg']:.3f}"],
-                ["follow-up, with the conversation", f"{f['context_ndcg']:.3f}"],
-                ["control: with another conversation", f"{f['control_ndcg']:.3f}"],
-                ["topic switch, alone", f"{f['switch_alone_ndcg']:.3f}"],
-                ["topic switch, with the conversation", f"{f['switch_context_ndcg']:.3f}"],
+                [label, f"{f[f'{key}_ndcg']:.3f}", f"{f.get(f'{key}_recall5', float('nan')):.3f}"]
+                for label, key in rows
             ],
         )
         out += [

@@ -1,10 +1,11 @@
-"""Follow-up retrieval: nDCG@10 of a follow-up retrieved with the conversation, alone, and
-the first question's own, on labelled two-turn conversations.
+"""Follow-up retrieval: nDCG@10 and recall@5 of a follow-up retrieved with the conversation,
+alone, and the first question's own, on labelled two-turn conversations.
 
-``kb/eval/followups.{dev,test}.jsonl``: ``{"id", "first", "first_gold", "followup", "gold",
-"kind"}``; ``kind`` is ``followup`` (ambiguous alone) or ``switch`` (a new self-contained
-question, which the follow-up handling must not hurt). Queries are made by the production
-``Condenser`` and ranked by the production ``retrieve``.
+``kb/eval/followups.{dev,test}.jsonl`` (the demo KB; ``kb/eval/<kb>/`` for the others):
+``{"id", "first", "first_gold", "followup", "gold", "kind"}``; ``kind`` is ``followup``
+(ambiguous alone) or ``switch`` (a new self-contained question, which the follow-up handling
+must not hurt). Queries are made by the production ``Condenser`` and ranked by the production
+``retrieve``; recall@5 is whether the gold cards reach the answer's context (``context_k``).
 
 Negative control: ``MismatchedCondenser`` condenses each follow-up with the first question of
 another conversation (the rule, fed the wrong history); its nDCG must fall well below the
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from statistics import mean
 from typing import Any
 
 from citewall.evals.data import QUESTIONS_DIR, read_jsonl, require
-from citewall.evals.retrieval.metrics import CUTOFF, ndcg_at_k
+from citewall.evals.retrieval.metrics import CUTOFF, ndcg_at_k, recall_at_k
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Turn
 from citewall.retrieval.protocols import Retriever
@@ -53,9 +55,10 @@ def _followup(row: dict[str, Any]) -> FollowUp:
     )
 
 
-def load_followups(split: str) -> list[FollowUp]:
-    """The labelled conversations of ``split`` (``dev`` or ``test``)."""
-    path = require(QUESTIONS_DIR / f"followups.{split}.jsonl")
+def load_followups(split: str, folder: Path | None = None) -> list[FollowUp]:
+    """The labelled conversations of ``split`` (``dev`` or ``test``) in ``folder`` (default: the
+    demo KB's, ``kb/eval/``)."""
+    path = require((folder or QUESTIONS_DIR) / f"followups.{split}.jsonl")
     return read_jsonl(path, "a labelled follow-up conversation", _followup)
 
 
@@ -74,39 +77,54 @@ class MismatchedCondenser:
         return self._rule.condense(question, [Turn("user", other)] if other else history)
 
 
+#: recall@ this many cards: the context the answer is written from.
+RECALL_K = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Mean nDCG@10 and recall@5 over a set of conversations."""
+
+    ndcg: float
+    recall: float
+
+
 @dataclass(frozen=True, slots=True)
 class FollowUpScores:
-    """Mean nDCG@10 per way of retrieving, over the follow-ups and over the switches."""
+    """Scores per way of retrieving, over the follow-ups and over the switches."""
 
     followups: int
     switches: int
-    first: float
-    alone: float
-    context: float
-    control: float
-    switch_alone: float
-    switch_context: float
+    first: Score
+    alone: Score
+    context: Score
+    control: Score
+    switch_alone: Score
+    switch_context: Score
     condensed: dict[str, int]
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "followups": self.followups,
-            "switches": self.switches,
-            "first_ndcg": round(self.first, 4),
-            "alone_ndcg": round(self.alone, 4),
-            "context_ndcg": round(self.context, 4),
-            "control_ndcg": round(self.control, 4),
-            "context_vs_first": round(self.context / self.first, 4) if self.first else None,
-            "context_minus_alone": round(self.context - self.alone, 4),
-            "switch_alone_ndcg": round(self.switch_alone, 4),
-            "switch_context_ndcg": round(self.switch_context, 4),
-            "condense_methods": dict(sorted(self.condensed.items())),
-        }
+        out: dict[str, Any] = {"followups": self.followups, "switches": self.switches}
+        for name in ("first", "alone", "context", "control", "switch_alone", "switch_context"):
+            score: Score = getattr(self, name)
+            out[f"{name}_ndcg"] = round(score.ndcg, 4)
+            out[f"{name}_recall5"] = round(score.recall, 4)
+        first, context = self.first.ndcg, self.context.ndcg
+        out["context_vs_first"] = round(context / first, 4) if first else None
+        out["context_minus_alone"] = round(context - self.alone.ndcg, 4)
+        out["condense_methods"] = dict(sorted(self.condensed.items()))
+        return out
 
 
-def _ndcg(retriever: Retriever, query: str, gold: Sequence[str]) -> float:
-    ranking = [c.id for c in retriever.retrieve(query, k=CUTOFF).chunks]
-    return ndcg_at_k(ranking, gold)
+def _score(retriever: Retriever, pairs: Sequence[tuple[str, Sequence[str]]]) -> Score:
+    """Mean nDCG@10 and recall@5 of each query's ranking against its gold cards."""
+    if not pairs:
+        return Score(0.0, 0.0)
+    rankings = [[c.id for c in retriever.retrieve(q, k=CUTOFF).chunks] for q, _ in pairs]
+    return Score(
+        mean(ndcg_at_k(r, g) for r, (_, g) in zip(rankings, pairs, strict=True)),
+        mean(recall_at_k(r, g, RECALL_K) for r, (_, g) in zip(rankings, pairs, strict=True)),
+    )
 
 
 def score_followups(
@@ -118,23 +136,23 @@ def score_followups(
     control = MismatchedCondenser(items)
     methods: dict[str, int] = {}
 
-    def with_context(i: FollowUp, c: Condenser) -> float:
-        condensed = c.condense(i.followup, i.history)
-        if c is condenser:
-            methods[condensed.method] = methods.get(condensed.method, 0) + 1
-        return _ndcg(retriever, condensed.query, i.gold)
-
-    def avg(values: list[float]) -> float:
-        return mean(values) if values else 0.0
+    def with_context(group: Sequence[FollowUp], c: Condenser) -> Score:
+        pairs = []
+        for i in group:
+            condensed = c.condense(i.followup, i.history)
+            if c is condenser:
+                methods[condensed.method] = methods.get(condensed.method, 0) + 1
+            pairs.append((condensed.query, i.gold))
+        return _score(retriever, pairs)
 
     return FollowUpScores(
         followups=len(follow),
         switches=len(switch),
-        first=avg([_ndcg(retriever, i.first, i.first_gold) for i in follow]),
-        alone=avg([_ndcg(retriever, i.followup, i.gold) for i in follow]),
-        context=avg([with_context(i, condenser) for i in follow]),
-        control=avg([with_context(i, control) for i in follow]),
-        switch_alone=avg([_ndcg(retriever, i.followup, i.gold) for i in switch]),
-        switch_context=avg([with_context(i, condenser) for i in switch]),
+        first=_score(retriever, [(i.first, i.first_gold) for i in follow]),
+        alone=_score(retriever, [(i.followup, i.gold) for i in follow]),
+        context=with_context(follow, condenser),
+        control=with_context(follow, control),
+        switch_alone=_score(retriever, [(i.followup, i.gold) for i in switch]),
+        switch_context=with_context(switch, condenser),
         condensed=methods,
     )

@@ -789,7 +789,7 @@ export interface components {
        * Answer Status
        * @enum {string}
        */
-      answer_status: "answered" | "not_found" | "stopped";
+      answer_status: "answered" | "not_found" | "stopped" | "other_language";
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */
@@ -1186,7 +1186,7 @@ export interface components {
       /** Content */
       content: string;
       /** Answer Status */
-      answer_status: ("answered" | "not_found" | "stopped") | null;
+      answer_status: ("answered" | "not_found" | "stopped" | "other_language") | null;
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */

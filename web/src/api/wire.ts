@@ -24,7 +24,9 @@ export type HybridPath = Schemas["ChatResponsePublic"]["hybrid_path"];
 /**
  * `answered`: the answer comes from the knowledge base, with its sources. `not_found`: one
  * honest sentence (or a small-talk reply) saying the knowledge base does not answer it; no
- * sources and no knowledge-base text.
+ * sources and no knowledge-base text. `other_language`: one sentence, in the question's language
+ * where the server has it, saying which language the assistant answers in. `stopped`: the member
+ * stopped the answer.
  */
 export type AnswerStatus = Schemas["ChatResponsePublic"]["answer_status"];
 

@@ -1,7 +1,9 @@
 /**
  * One message of the conversation: the question, or the answer with its sources and actions.
  * A `not_found` answer (the knowledge base does not answer it) is its one sentence with a quiet
- * label, a suggestion to rephrase, and no sources panel at all. A stopped answer keeps what was
+ * label, a suggestion to rephrase, and no sources panel at all. A question in another language than
+ * the knowledge base's (`other_language`) gets one sentence, in that language where the server
+ * has it, saying which language the assistant answers in; no sources. A stopped answer keeps what was
  * said, labelled. A failed one says what went wrong in plain words, with Retry when it may
  * help. An answer a regenerated one replaced stays, folded away.
  */
@@ -19,6 +21,7 @@ import { SourcesPanel } from "./SourcesPanel";
 export const NOT_FOUND_LABEL = "Not answered from the knowledge base";
 export const REPHRASE_HINT =
   "Try asking in other words, or about a topic the knowledge base covers.";
+export const OTHER_LANGUAGE_LABEL = "Asked in another language";
 export const STOPPED_LABEL = "Stopped";
 export const STOPPED_EMPTY = "Stopped before any answer was given.";
 
@@ -26,17 +29,19 @@ export const STOPPED_EMPTY = "Stopped before any answer was given.";
 export function answerLabel(t: DisplayTurn): string | null {
   if (t.role !== "assistant" || t.pending || t.error) return null;
   if (t.answerStatus === "not_found") return NOT_FOUND_LABEL;
+  if (t.answerStatus === "other_language") return OTHER_LANGUAGE_LABEL;
   if (t.answerStatus === "stopped") return STOPPED_LABEL;
   return null;
 }
 
-/** Whether a finished answer shows its sources panel (never for `not_found`). */
+/** Whether a finished answer shows its sources panel (never for `not_found`, `other_language`). */
 export function showsSources(t: DisplayTurn): boolean {
   return (
     t.role === "assistant" &&
     !t.pending &&
     !t.error &&
     t.answerStatus !== "not_found" &&
+    t.answerStatus !== "other_language" &&
     !(t.answerStatus === "stopped" && t.sources.length === 0)
   );
 }
@@ -101,7 +106,8 @@ export function Turn(props: {
     </>
   );
   const classes = ["turn", "turn-assistant"];
-  if (t.answerStatus === "not_found" && label) classes.push("turn-not-found");
+  if ((t.answerStatus === "not_found" || t.answerStatus === "other_language") && label)
+    classes.push("turn-not-found");
   if (t.answerStatus === "stopped" && label) classes.push("turn-stopped");
   if (props.replaced) classes.push("turn-replaced");
   return (
