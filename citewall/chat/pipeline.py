@@ -281,6 +281,8 @@ def stream_answer(
                 yield "".join(held)
                 held = None
         text = "".join(parts)
+        if staff is not None and staff.removed:  # a removed last sentence leaves its separator
+            text = text.rstrip()
     else:
         text = clean_text(generator.generate(asked, context.chunks, history).text)
         if keep is not None:

@@ -55,4 +55,7 @@ def test_splits_are_by_card_and_halve_the_cards() -> None:
 
 def test_both_labels_in_both_splits() -> None:
     counts = Counter((r["split"], r["label"]) for r in rows())
-    assert min(counts[(s, lab)] for s in ("dev", "test") for lab in ("staff_only", "member_safe")) >= 60
+    assert (
+        min(counts[(s, lab)] for s in ("dev", "test") for lab in ("staff_only", "member_safe"))
+        >= 60
+    )
