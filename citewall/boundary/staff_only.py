@@ -39,9 +39,9 @@ MIN_INTERNAL_CARDS = 2
 Reason = Literal["internal_term", "code", "handoff", "instruction", "threshold"]
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
-# An identifier staff type, not a word: capitals with a dash or digits (``GW-OUTAGE``,
-# ``REF-12``, ``CWLEAKB-X5QVP5``, ``TS-03``). Lower-case parts are allowed after the first
-# (``pk_test_`` is not one: it starts lower-case).
+# An identifier staff type, not a word: capitals and digits joined by a dash or underscore
+# (``GW-OUTAGE``, ``REF-12``, ``CWLEAKB-X5QVP5``), capitals then digits (``SEV1``), or a chat
+# channel (``#rates-incidents``). Lower-case identifiers (``pk_test_``) are not codes.
 _CODE = re.compile(
     r"\b[A-Z][A-Z0-9]+(?:[-_][A-Z0-9]+)+\b|\b[A-Z]{2,}[0-9]+\b|(?<![\w&#])#[a-z][a-z0-9]*-[a-z0-9-]+"
 )
