@@ -1,16 +1,22 @@
 """The staff-only post-check in the pipeline, with a scripted OpenAI-compatible model: a
 sentence meant for staff is removed from the answer, streamed or not, and is never among the
-deltas; an answer with nothing left is the honest "not found"; no vocabulary, no check."""
+deltas, however the stream is split; an answer with nothing left is the honest "not found"; no
+vocabulary, no check."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from testenv import examples
 
 from citewall.boundary.staff_only import StaffVocabulary
+from citewall.chat.exposure import SentenceGate, apply_cap
 from citewall.chat.pipeline import NOTHING_FOUND, Answer, AnswerPolicy, stream_answer
-from citewall.chat.staff_check import REMOVED_KEY
+from citewall.chat.staff_check import REMOVED_KEY, StaffFilter
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
 
@@ -72,3 +78,31 @@ def test_without_a_vocabulary_there_is_no_check(
     _, answer = run(llm, embedder, f"{SAFE} {STAFF}", AnswerPolicy(), stream)
     assert answer.content == f"{SAFE} {STAFF}"
     assert REMOVED_KEY not in answer.timings_ms
+
+
+sentences = st.sampled_from(
+    [
+        SAFE,
+        STAFF,
+        "Reissues are free once per return.",
+        "Tag the ticket with GW-BUG [2].",
+        "A scanned label cannot be voided [1].",
+        "Never tell the merchant which signal fired.",
+    ]
+)
+
+
+@settings(max_examples=examples(200))
+@given(parts=st.lists(sentences, min_size=1, max_size=5), cuts=st.lists(st.integers(0, 400)))
+def test_a_stream_shows_no_part_of_a_staff_only_sentence_however_it_is_split(
+    parts: list[str], cuts: list[int]
+) -> None:
+    text = " ".join(parts)
+    bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    staff = StaffFilter(CHECKED.staff_vocabulary or StaffVocabulary())
+    gate = SentenceGate(staff.keep)
+    shown = "".join(gate.feed(text[a:b]) for a, b in itertools.pairwise(bounds)) + gate.finish()
+    whole = apply_cap(text, StaffFilter(CHECKED.staff_vocabulary or StaffVocabulary()).keep)
+    assert " ".join(shown.split()) == " ".join(whole.split())
+    for flagged in (STAFF, "Tag the ticket with GW-BUG [2].", "Never tell the merchant"):
+        assert flagged not in shown
