@@ -58,7 +58,7 @@ _CLAUSE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
 # The member in the third person ("ask the merchant"): a public page says "you".
 _THIRD_PERSON = (
     r"(?:the |a |our |their )?(?:merchant|merchants|customer|customers|account holder|"
-    r"requester|member|members|user|users|caller)\b"
+    r"requester|caller)\b"
 )
 _STAFF_VERBS = (
     r"ask|tell|remind|advise|guide|point|notify|offer|suggest|explain to|reply to|update|"
@@ -67,9 +67,10 @@ _STAFF_VERBS = (
 # Verbs that, with "them", only staff are told to do ("remind them", "point them to").
 _THEM_VERBS = r"tell|remind|advise|guide|point|notify|keep"
 _STAFF_OBJECTS = (
-    r"the ticket|the case|internal note|(?:in|to) the handover|hand(?:ing)? off|escalation form|"
+    r"the ticket|(?:log|close|record|note|update|reopen|assign) the case|internal note|"
+    r"(?:in|to) the handover|hand(?:ing)? off|escalation form|"
     r"case history|playbook|next shift|audit label|follow-up task|ticket notes|"
-    r"the qa sampler|\bqa\b|with macro|macro [A-Za-z]|wiki|contacts sheet"
+    r"the qa sampler|\bqa\b|with macro|macro [A-Za-z]|(?:the|our) (?:\w+ )?wiki\b|contacts sheet"
 )
 _ROLE = (
     r"tier ?[1-3]|team lead|support lead|desk lead|support manager|head of support|"
@@ -120,7 +121,9 @@ _PATTERNS: tuple[tuple[Reason, re.Pattern[str]], ...] = (
             + r"|\b(?:"
             + _THEM_VERBS
             + r")\s+them\b"
-            + r"|\b(?:say|reply) (?:that|we|\")|\bsupport (?:never|only)\b",
+            # "say that sales will reply" (to staff), not "let's say that" or "common to say".
+            + r"|(?<!let's )(?<!to )(?<!will )(?<!would )\b(?:say|reply) (?:that|we|\")"
+            + r"|\bsupport (?:never|only)\b",
             re.I,
         ),
     ),

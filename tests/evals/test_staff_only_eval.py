@@ -4,9 +4,13 @@ its random control, the leak count and its passthrough control."""
 
 from __future__ import annotations
 
-from citewall.boundary.staff_only import staff_vocabulary
+import json
+
+import pytest
+
+from citewall.boundary.staff_only import judge, staff_vocabulary
 from citewall.citations.sentences import split_sentences
-from citewall.evals.data import DEMO_CARDS
+from citewall.evals.data import DEMO_CARDS, REPO_ROOT
 from citewall.evals.quality.staff_only import (
     count_leaks,
     load_staff_labels,
@@ -17,6 +21,7 @@ from citewall.evals.quality.staff_only import (
 from citewall.evals.redteam.catalogue import load_cards
 from citewall.evals.report.results import control_failures
 
+EVALS = REPO_ROOT / "evals"
 CARDS = load_cards([DEMO_CARDS])
 VOCABULARY = staff_vocabulary(
     [f"{c.title}\n{c.body}" for c in CARDS if not c.is_external],
@@ -65,3 +70,16 @@ def test_the_passthrough_control_fails_without_the_check() -> None:
     # A control that scores like the real thing is a failure of the run.
     broken = {**staff, "detector": {**staff["detector"], "control": staff["detector"]}}
     assert control_failures({}, {}, broken) == ["staff_only.detector.precision control"]
+
+
+@pytest.mark.parametrize("corpus", ["zulip-help.jsonl", "fastapi-docs.jsonl"])
+def test_real_help_centers_are_almost_never_flagged(corpus: str) -> None:
+    """Two real help centers nobody on the project wrote: every card is public, so every
+    sentence is member-safe; the detector (with the vocabulary such a KB gets) flags at most
+    one in a thousand."""
+    cards = [json.loads(line) for line in (EVALS / corpus).read_text().splitlines() if line]
+    vocabulary = staff_vocabulary([], [f"{c.get('title', '')}\n{c['body']}" for c in cards])
+    sentences = [s for c in cards for s in split_sentences(c["body"])]
+    flagged = [s for s in sentences if judge(s, vocabulary).staff_only]
+    assert len(sentences) > 5000
+    assert len(flagged) <= len(sentences) // 1000, flagged
