@@ -222,6 +222,11 @@ class Settings(BaseSettings):
         description="Sentences of one answer that may repeat internal text verbatim; the rest "
         "are dropped. 0 disables the cap.",
     )
+    staff_only_check: bool = Field(
+        default=True,
+        description="Remove answer sentences the staff-only detector flags (internal tools, "
+        "codes, handoffs, instructions to staff) before the member sees them.",
+    )
     verbatim_span_words: int = Field(
         default=10,
         ge=4,

@@ -14,6 +14,8 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from citewall.boundary.staff_only import StaffVocabulary
+from citewall.boundary.staff_vocabulary import StaffVocabularySource
 from citewall.config import Settings
 from citewall.generation.factory import build_condenser, build_generator
 from citewall.generation.followup import Condenser
@@ -45,6 +47,8 @@ class Runtime:
     #: The current time (UTC): stamps stored turns, drives the exposure budget's window and the
     #: rate limit. Injectable, so an evaluation can simulate days in seconds.
     clock: Callable[[], datetime] = field(default=utcnow)
+    #: The KB's staff-only vocabulary, derived from the card catalogue once per version.
+    staff_vocabulary: Callable[[], StaffVocabulary] = field(default=StaffVocabulary)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, embedder: Embedder | None = None) -> Runtime:
@@ -72,6 +76,7 @@ class Runtime:
             generator=generator,
             condenser=build_condenser(settings, generator),
             thresholds=thresholds_from(settings),
+            staff_vocabulary=StaffVocabularySource(session_factory),
         )
 
     def retriever_status(self) -> dict[str, Any]:

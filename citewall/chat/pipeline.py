@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewall.boundary.staff_only import StaffVocabulary
 from citewall.chat.exposure import (
     CapCounter,
     SentenceGate,
@@ -38,6 +39,7 @@ from citewall.chat.exposure import (
     measure_exposure,
 )
 from citewall.chat.smalltalk import smalltalk_reply
+from citewall.chat.staff_check import REMOVED_KEY, StaffFilter, keep_all
 from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation, StoredSource
 from citewall.citations.provenance import keep_copies_internal
@@ -75,6 +77,9 @@ class AnswerPolicy:
     #: The KB's language: a question confidently in another gets ``other_language_reply``
     #: (None: every question is retrieved).
     kb_language: KbLanguage | None = "en"
+    #: The KB's staff-only vocabulary: answer sentences the detector flags are removed on
+    #: every generator (``chat.staff_check``); None: no staff-only check.
+    staff_vocabulary: StaffVocabulary | None = None
 
 
 #: The exposure budget's say on a turn: called once with the retrieved context (empty for small
@@ -265,6 +270,9 @@ def stream_answer(
         if policy.cap is not None and any(not c.is_external for c in context.chunks)
         else None
     )
+    staff = StaffFilter(policy.staff_vocabulary) if policy.staff_vocabulary is not None else None
+    # Staff-only sentences go first, so that one never uses up the verbatim cap.
+    keep = keep_all(staff.keep if staff else None, counter.keep if counter else None)
     # Model output is untrusted text: cleaned before anyone sees or stores it (a model can
     # send a lone surrogate as a JSON escape, or repeat a hostile card's bidi override).
     # The rule's query ("Q1 ... and for annual plans?") is what the extractive generator scores
@@ -273,7 +281,7 @@ def stream_answer(
     if streaming:
         parts: list[str] = []
         held: list[str] | None = []
-        gate = SentenceGate(counter.keep) if counter is not None else None
+        gate = SentenceGate(keep) if keep is not None else None
         raws = generator.stream(asked, context.chunks, history)
         for delta in _gated((clean_text(raw) for raw in raws), gate):
             parts.append(delta)
@@ -287,10 +295,12 @@ def stream_answer(
                 yield "".join(held)
                 held = None
         text = "".join(parts)
+        if staff is not None and staff.removed:  # a removed last sentence leaves its separator
+            text = text.rstrip()
     else:
         text = clean_text(generator.generate(asked, context.chunks, history).text)
-        if counter is not None:
-            text = apply_cap(text, counter.keep)
+        if keep is not None:
+            text = apply_cap(text, keep)
         yield text
     timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
     answer = finish_answer(
@@ -310,6 +320,8 @@ def stream_answer(
     answer.signals = signals
     answer.timings_ms = {**timings, **answer.timings_ms}
     answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
+    if staff is not None and staff.removed:  # for admins: the stored turn's timings
+        answer.timings_ms[REMOVED_KEY] = float(len(staff.removed))
     yield answer
 
 

@@ -91,7 +91,8 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
 
 
 def answer_policy(runtime: Runtime) -> AnswerPolicy:
-    """The runtime's condensation, answerability and verbatim cap, as the pipeline takes them."""
+    """The runtime's condensation, answerability, verbatim cap and staff-only check, as the
+    pipeline takes them."""
     s = runtime.settings
     cap = (
         VerbatimCap(max_sentences=s.max_internal_sentences, span_words=s.verbatim_span_words)
@@ -104,6 +105,7 @@ def answer_policy(runtime: Runtime) -> AnswerPolicy:
         cap=cap,
         span_words=s.verbatim_span_words,
         kb_language=s.kb_language,
+        staff_vocabulary=runtime.staff_vocabulary() if s.staff_only_check else None,
     )
 
 

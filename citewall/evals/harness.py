@@ -4,6 +4,8 @@ Stages (each timed in the report): workspace (load the embedder, ingest the demo
 KBs into a throwaway data dir, create users), judge calibration, retrieval per path, replay of
 the labelled questions (citation quality), the dangling-reference check (the detector against
 its labels; the rate per generator: extractive, the adversarial model, SmolLM2 on llama.cpp),
+the staff-only check (the detector against its held-out labels; staff-only sentences in the
+replayed member prose, with the check on and off),
 the red-team gate with the extractive generator and with the adversarial model, the baseline
 comparison, and the Markdown/HTML/JSON report.
 """
@@ -66,6 +68,7 @@ from citewall.evals.quality.protection import (
     unprotected_app,
 )
 from citewall.evals.quality.replay import ReplayResult, replay_questions
+from citewall.evals.quality.staff_replay import staff_only_figures
 from citewall.evals.quality.support import SupportJudge
 from citewall.evals.questions import Question, labelled_split, stratified
 from citewall.evals.redteam.cases import RedteamCase, indirect_cases, load_direct_cases
@@ -365,6 +368,11 @@ def run_evaluation(
                     "detector": detector,
                     "generators": {r.generator: r.as_dict() for r in rates},
                 }
+            with _stage(timings, "staff_only"):
+                replay_set = (
+                    stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
+                )
+                result.staff_only = staff_only_figures(ws, replays, replay_set, say)
             with _stage(timings, "redteam"):
                 cases = redteam_cases()
                 direct = sum(1 for c in cases if c.kind == "direct")

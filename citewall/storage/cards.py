@@ -163,3 +163,20 @@ def cards_with_id_prefix(session: Session, prefix: str) -> list[CardRow]:
     with storage_errors(session, f"reading the cards under {prefix!r}"):
         query = select(CardRow).where(CardRow.id.startswith(prefix, autoescape=True))
         return list(session.scalars(query.order_by(CardRow.id)))
+
+
+def catalogue_version(session: Session) -> tuple[int, int]:
+    """A cheap fingerprint of the catalogue: the newest ingest version and the card count
+    (every ingest that adds, changes or deletes a card changes one of them)."""
+    with storage_errors(session, "reading the card catalogue's version"):
+        newest, count = session.execute(
+            select(func.coalesce(func.max(CardRow.ingest_version), 0), func.count())
+        ).one()
+        return int(newest), int(count)
+
+
+def card_texts(session: Session) -> list[tuple[str, bool]]:
+    """Every card's title and body as one text, with whether the card is external."""
+    with storage_errors(session, "reading the card texts"):
+        rows = session.execute(select(CardRow.title, CardRow.body, CardRow.is_external))
+        return [(f"{title}\n{body}", bool(external)) for title, body, external in rows]

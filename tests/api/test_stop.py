@@ -32,6 +32,10 @@ from .conftest import INTERNAL_QUESTIONS, ApiEnv, KbFacts
 from .leakcheck import sse_frames
 from .test_flows import MARKER
 
+#: An internal question whose answer keeps three sentences once staff-only ones are removed
+#: (the staff-only check streams every answer a whole sentence at a time).
+LONG_ANSWER = "How do refund exceptions work for annual plans, and when is a refund prorated?"
+
 
 def stream(
     env: ApiEnv, question: str, conversation_id: str | None = None
@@ -60,7 +64,7 @@ def test_closing_the_stream_mid_answer_stores_what_was_shown(
     env_both: ApiEnv, kb_facts: KbFacts
 ) -> None:
     env = env_both
-    events, _, metrics, turn = stream(env, INTERNAL_QUESTIONS[0])
+    events, _, metrics, turn = stream(env, LONG_ANSWER)
     # Meta and two prose deltas (this answer streams a sentence at a time: the verbatim cap
     # on internal text lets a sentence through once it is whole).
     sent = [next(events) for _ in range(3)]
@@ -77,11 +81,11 @@ def test_closing_the_stream_mid_answer_stores_what_was_shown(
         events_of = list_events(session, answer_id)
         exposures = session.scalars(select(Exposure).where(Exposure.message_id == answer_id))
         exposed = {e.card_id for e in exposures}
-    assert question.content == INTERNAL_QUESTIONS[0]
+    assert question.content == LONG_ANSWER
     assert answer.answer_status == "stopped" and str(answer.id) == answer_id
     # The stored content is what was shown (markers kept), and less than the whole answer.
     assert prose_only(answer.content) == shown
-    whole = env.chat("other", INTERNAL_QUESTIONS[0]).json()["answer"]
+    whole = env.chat("other", LONG_ANSWER).json()["answer"]
     assert whole.startswith(shown) and len(shown) < len(whole)
     # Sources: the cards the shown prose cites, nothing more; events say the same.
     context = turn.result.answer.context.chunks
@@ -102,7 +106,7 @@ def test_closing_the_stream_mid_answer_stores_what_was_shown(
 
     # The stopped answer can be answered again; the new answer replaces it in history.
     plan = prepare_regeneration(env.runtime, user_id=env.user_ids["member"], conversation_id=cid)
-    assert plan.regenerates == answer_id and plan.question == INTERNAL_QUESTIONS[0]
+    assert plan.regenerates == answer_id and plan.question == LONG_ANSWER
 
 
 def test_a_client_gone_between_deltas_keeps_only_what_it_received(env_both: ApiEnv) -> None:

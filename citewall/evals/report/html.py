@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from citewall.evals.report import staff_only as staff_report
 from citewall.evals.report import tables as report_tables
 from citewall.evals.report.svg import confusion_matrix, grouped_bars
 
@@ -86,6 +87,12 @@ def render_html(report: dict[str, Any]) -> str:
             )
         )
     parts += _dangling(report)
+    if staff := report.get("staff_only"):
+        parts += ["<h2>Staff-only text</h2>", f"<p>{escape(staff_report.summary(staff))}</p>"]
+        parts += [
+            _table(*staff_report.detector_table(staff)),
+            _table(*staff_report.prose_table(staff)),
+        ]
     parts += _redteam(report)
     parts += _baseline(report)
     parts.append("</body></html>")

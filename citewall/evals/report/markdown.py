@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from citewall.evals.report import staff_only as staff_report
 from citewall.evals.report import tables as report_tables
 
 
@@ -65,6 +66,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _answers(report.get("answers") or {})
     out += _answering(report.get("answering") or {})
     out += _protection(report.get("protection") or {})
+    if staff := report.get("staff_only"):
+        detector, prose = staff_report.detector_table(staff), staff_report.prose_table(staff)
+        out += ["## Staff-only text", "", staff_report.summary(staff), "", *table(*detector), ""]
+        out += [*table(*prose), ""]
     out += _dangling(report)
     out += _redteam(report)
     out += _baseline(report)

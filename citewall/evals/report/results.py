@@ -34,6 +34,9 @@ class EvalResult:
     answering: dict[str, Any] = field(default_factory=dict)
     #: Answer quality with the corpus protection on and off (``quality.protection``).
     protection: dict[str, Any] = field(default_factory=dict)
+    #: The staff-only detector and staff sentences in member prose, with controls
+    #: (``quality.staff_only``).
+    staff_only: dict[str, Any] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
 
@@ -55,7 +58,7 @@ class EvalResult:
     def control_failures(self) -> list[str]:
         """Answer metrics whose negative control did not score badly: such a metric cannot
         tell good from bad on this run, so the run fails."""
-        return control_failures(self.answers, self.answering)
+        return control_failures(self.answers, self.answering, self.staff_only)
 
     @property
     def passed(self) -> bool:
@@ -125,6 +128,7 @@ class EvalResult:
             "answers": self.answers,
             "answering": self.answering,
             "protection": self.protection,
+            "staff_only": self.staff_only,
             "control_failures": self.control_failures,
             "metrics": self.metrics(),
             "baseline_note": self.baseline_note,
@@ -149,9 +153,17 @@ class EvalResult:
 CONTROL_MARGIN = 0.2
 
 
-def control_failures(answers: dict[str, Any], answering: dict[str, Any]) -> list[str]:
+def control_failures(
+    answers: dict[str, Any], answering: dict[str, Any], staff_only: dict[str, Any] | None = None
+) -> list[str]:
     """Which answer metrics' negative controls came too close to the real figures."""
     failures: list[str] = []
+    detector = (staff_only or {}).get("detector") or {}
+    if detector and detector["control"]["precision"] > detector["precision"] - CONTROL_MARGIN:
+        failures.append("staff_only.detector.precision control")
+    off = ((staff_only or {}).get("passthrough") or {}).get("check_off") or {}
+    if off and off["leaked"] < off["sentences"]:  # with the check off, every one goes out
+        failures.append("staff_only.passthrough control")
     for name, row in (answers.get("generators") or {}).items():
         control = row.get("control") or {}
         if row.get("nuggets") and control.get("nugget_recall", 0.0) > max(
