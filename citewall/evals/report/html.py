@@ -87,6 +87,12 @@ def render_html(report: dict[str, Any]) -> str:
         )
     parts += _dangling(report)
     parts += _redteam(report)
+    for name, kb in (report.get("knowledge_bases") or {}).items():
+        parts += [
+            f"<h2>Knowledge base: {escape(name)}</h2>",
+            _table(["item", "value"], [[k, v] for k, v in (kb.get("environment") or {}).items()]),
+            _table(*report_tables.kb_figures(kb)),
+        ]
     parts += _baseline(report)
     parts.append("</body></html>")
     return "".join(parts)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Any
 
-from citewall.evals.data import QUESTIONS_DIR, read_jsonl, require
+from citewall.evals.data import DEMO, Dataset, read_jsonl
 from citewall.evals.retrieval.metrics import CUTOFF, ndcg_at_k
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Turn
@@ -53,9 +53,9 @@ def _followup(row: dict[str, Any]) -> FollowUp:
     )
 
 
-def load_followups(split: str) -> list[FollowUp]:
+def load_followups(split: str, dataset: Dataset = DEMO) -> list[FollowUp]:
     """The labelled conversations of ``split`` (``dev`` or ``test``)."""
-    path = require(QUESTIONS_DIR / f"followups.{split}.jsonl")
+    path = dataset.label_file("followups", split)
     return read_jsonl(path, "a labelled follow-up conversation", _followup)
 
 
