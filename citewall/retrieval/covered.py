@@ -4,12 +4,16 @@ The knowledge-gaps report keeps two lists apart (``storage.gaps``):
 
 - a **gap** is a question the knowledge base does not cover: the answer was ``not_found``, or
   it was answered although no retrieved card holds enough of the question's content terms
-  (``coverage`` below ``min_coverage``): the answer was built from a card about something
-  else. These are the articles to write.
+  (``coverage`` below ``min_coverage``) *and* its support (the best dense similarity of the
+  query to a retrieved chunk) is below ``low_support``: the answer was built from a card about
+  something else. These are the articles to write.
 - **answered badly** is a covered question answered wrongly: a member rated the answer "Not
-  helpful", or its support (the best dense similarity of the query to a retrieved chunk) is
-  below ``low_support``. The knowledge base has the words; the answer missed them. These are
-  cards to fix, or retrieval to look at, not articles to write.
+  helpful", or its support is below ``low_support``. The knowledge base has the words; the
+  answer missed them. These are cards to fix, or retrieval to look at, not articles to write.
+
+Either signal alone lists too many covered questions as gaps: of the demo's 136 answerable
+test questions, coverage alone listed 99 as gaps, low support alone (the report's earlier rule)
+13, both together 11 (``benchmarks/gaps.py``; docs/evaluation.md, "Knowledge gaps").
 
 ``coverage`` is per card, unlike the answerability signal (``answerability.measure``, the
 terms of the top cards taken together): a question whose terms are spread over three unrelated
@@ -21,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from citewall.text.terms import content_terms
 
@@ -66,6 +70,12 @@ class TurnOutcome:
     rating: str | None = None
 
 
+class TurnRule(Protocol):
+    """Why a turn is listed, or None (``GapRule``; a measurement's control is another)."""
+
+    def reason(self, turn: TurnOutcome) -> Reason | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class GapRule:
     """The thresholds of the classification (``Settings.knowledge_gap_*``)."""
@@ -81,22 +91,23 @@ class GapRule:
         >>> rule = GapRule(min_coverage=0.6, low_support=0.5)
         >>> rule.reason(TurnOutcome("not_found", 0.3, 0.9))
         'not_found'
-        >>> rule.reason(TurnOutcome("answered", 0.7, 0.2, rating="down"))
+        >>> rule.reason(TurnOutcome("answered", 0.4, 0.2, rating="down"))
         'low_coverage'
-        >>> rule.reason(TurnOutcome("answered", 0.7, 0.9, rating="down"))
+        >>> rule.reason(TurnOutcome("answered", 0.7, 0.2, rating="down"))
         'rated_down'
         >>> rule.reason(TurnOutcome("answered", 0.4, 0.9))
         'low_support'
-        >>> rule.reason(TurnOutcome("answered", 0.7, 0.9, rating="up")) is None
+        >>> rule.reason(TurnOutcome("answered", 0.7, 0.2)) is None
         True
         """
         if turn.answer_status == "not_found":
             return "not_found"
-        if turn.coverage < self.min_coverage:
+        low_support = turn.support is not None and turn.support < self.low_support
+        if low_support and turn.coverage < self.min_coverage:
             return "low_coverage"
         if turn.rating == "down":
             return "rated_down"
-        if turn.support is not None and turn.support < self.low_support:
+        if low_support:
             return "low_support"
         return None
 

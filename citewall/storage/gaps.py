@@ -24,7 +24,7 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
-from citewall.retrieval.covered import VERDICT, GapRule, Reason, TurnOutcome, Verdict, coverage
+from citewall.retrieval.covered import VERDICT, Reason, TurnOutcome, TurnRule, Verdict, coverage
 from citewall.storage.analytics import as_utc
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, Feedback, Message, RetrievalEvent
@@ -132,7 +132,7 @@ def group_questions(questions: Sequence[GapQuestion], *, period: Period) -> list
 def gap_questions(
     session: Session,
     *,
-    rule: GapRule,
+    rule: TurnRule,
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> dict[Verdict, list[GapQuestion]]:

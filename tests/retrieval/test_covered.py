@@ -50,6 +50,16 @@ def test_not_found_is_always_a_gap_and_the_verdict_follows_the_reason(
 
 
 @given(RULES, OUTCOMES)
+def test_an_answer_is_a_gap_only_when_both_signals_are_low(
+    rule: GapRule, turn: TurnOutcome
+) -> None:
+    """Coverage alone listed covered questions as gaps; support alone did too (the old rule)."""
+    if turn.answer_status == "answered" and rule.classify(turn) == "gap":
+        assert turn.coverage < rule.min_coverage
+        assert turn.support is not None and turn.support < rule.low_support
+
+
+@given(RULES, OUTCOMES)
 def test_a_rating_never_moves_a_question_between_gap_and_covered(
     rule: GapRule, turn: TurnOutcome
 ) -> None:

@@ -76,7 +76,9 @@ def test_not_found_and_uncovered_answers_are_gaps_small_talk_is_not(session: Ses
     owner = create_user(session, "alice", "member")[0].id
     store_cards(session)
     ask(session, owner, "saturday phone hours?", "not_found", 0.31)
-    ask(session, owner, "lithium batteries to australia?", "answered", 0.62)
+    ask(session, owner, "lithium batteries to australia?", "answered", 0.42)
+    # Uncovered words but a close dense match: not enough to call it a gap.
+    ask(session, owner, "lithium refund for australia?", "answered", 0.62)
     ask(session, owner, "how long do refunds of annual plans take?", "answered", 0.71)
     ask(session, owner, "hi", "not_found", None)
     found = gap_questions(session, rule=RULE)
@@ -118,11 +120,12 @@ def test_a_covered_answer_rated_not_helpful_is_answered_badly(session: Session) 
 def test_coverage_reads_the_cards_as_stored_now(session: Session) -> None:
     """A question answered from a card deleted since is no longer covered."""
     owner = create_user(session, "alice", "member")[0].id
-    ask(session, owner, "how long do refunds of annual plans take?", "answered", 0.8)
+    question = "how long do refunds of annual plans take?"
+    ask(session, owner, question, "answered", 0.42)
     found = gap_questions(session, rule=RULE)
     assert [(q.reason, q.coverage) for q in found["gap"]] == [("low_coverage", 0.0)]
     store_cards(session)
-    assert listed(session)["gap"] == []
+    assert listed(session) == {"gap": [], "answered_badly": [question]}
 
 
 def test_a_follow_up_is_covered_by_the_query_it_was_retrieved_with(session: Session) -> None:
@@ -131,14 +134,14 @@ def test_a_follow_up_is_covered_by_the_query_it_was_retrieved_with(session: Sess
     turn(
         session,
         new_uuid(),
-        question="and for annual ones?",
+        question="what about the yearly ones?",
         new_conversation=NewConversation(owner, "refunds"),
         answer_status="answered",
-        support=0.7,
+        support=0.45,
         retrieval_query="how long do refunds take? and for annual plans?",
         events=[event("billing-refunds", 1)],
     )
-    assert listed(session) == {"gap": [], "answered_badly": []}
+    assert listed(session) == {"gap": [], "answered_badly": ["what about the yearly ones?"]}
 
 
 def test_time_window_bounds_the_questions(session: Session) -> None:

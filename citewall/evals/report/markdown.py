@@ -45,7 +45,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             else ""
         ),
         f"- replay failures: **{len(report.get('replay_failures') or [])}**",
-        f"- knowledge bases besides the demo: **{len(report.get('knowledge_bases') or {})}**"
+        f"- other knowledge bases: **{len(report.get('knowledge_bases') or {})}** measured, "
+        f"**{len(report.get('kb_failures') or [])}** failure(s)"
         + (f" ({', '.join(report['kb_failures'])})" if report.get("kb_failures") else ""),
         f"- answer metrics whose negative control did not fail: "
         f"**{len(report.get('control_failures') or [])}**"
