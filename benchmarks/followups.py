@@ -18,40 +18,34 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, REPO_ROOT
+from citewall.evals.data import DATASETS
 from citewall.evals.retrieval.followups import load_followups, score_followups
 from citewall.evals.workspace import build_workspace
 from citewall.generation.followup import RuleCondenser
 
-#: KB name -> (corpus, folder of its labelled conversations).
-KBS = {
-    "demo": (DEMO_CARDS, QUESTIONS_DIR),
-    "zulip": (REPO_ROOT / "evals" / "zulip-help.jsonl", QUESTIONS_DIR / "zulip"),
-    "fastapi": (REPO_ROOT / "evals" / "fastapi-docs.jsonl", QUESTIONS_DIR / "fastapi"),
-}
 COLUMNS = ("alone", "context", "control", "switch_alone", "switch_context")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["dev", "test", "both"], default="both")
-    parser.add_argument("--kb", choices=[*KBS, "all"], default="all")
+    parser.add_argument("--kb", choices=[*DATASETS, "all"], default="all")
     args = parser.parse_args()
     splits = ["dev", "test"] if args.split == "both" else [args.split]
-    kbs = list(KBS) if args.kb == "all" else [args.kb]
+    kbs = list(DATASETS) if args.kb == "all" else [args.kb]
     lines = [
         "| KB | split | follow-ups | alone | with the conversation | control | "
         "switches | switch alone | switch with the conversation |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for kb in kbs:
-        corpus, folder = KBS[kb]
+        dataset = DATASETS[kb]
         with tempfile.TemporaryDirectory(prefix=f"citewall-followups-{kb}-") as tmp:
-            ws = build_workspace(Path(tmp) / "data", kb_paths=(corpus,))
+            ws = build_workspace(Path(tmp) / "data", kb_paths=(dataset.corpus,))
             try:
                 for split in splits:
                     scores = score_followups(
-                        ws.runtime.retriever, RuleCondenser(), load_followups(split, folder)
+                        ws.runtime.retriever, RuleCondenser(), load_followups(split, dataset)
                     ).as_dict()
                     cells = {
                         c: f"{scores[f'{c}_recall5']:.3f} ({scores[f'{c}_ndcg']:.3f})"

@@ -89,6 +89,12 @@ class KnowledgeGapQuestion(BaseModel):
     answer_status: str
     support: float | None
     asked_at: datetime
+    #: Why it is listed: ``not_found`` or ``low_coverage`` (a gap), ``rated_down`` or
+    #: ``low_support`` (answered badly).
+    reason: Literal["not_found", "low_coverage", "rated_down", "low_support"]
+    #: Best share of the question's content terms one retrieved card holds.
+    coverage: float | None
+    rating: Literal["up", "down"] | None
 
 
 class KnowledgeGapPeriod(BaseModel):
@@ -97,11 +103,13 @@ class KnowledgeGapPeriod(BaseModel):
 
 
 class KnowledgeGap(BaseModel):
-    """Similar questions the knowledge base did not answer well (named by the newest)."""
+    """Similar questions, named by the newest, with how many are listed for each reason."""
 
     question: str
     count: int
     not_found: int
+    low_coverage: int
+    rated_down: int
     low_support: int
     last_asked: datetime | None
     per_period: list[KnowledgeGapPeriod]
@@ -109,15 +117,24 @@ class KnowledgeGap(BaseModel):
 
 
 class KnowledgeGapReport(BaseModel):
+    """Two lists: ``groups``, the questions the knowledge base does not cover (``not_found``,
+    or answered with no retrieved card covering ``min_coverage`` of the question's terms), and
+    ``answered_badly``, covered questions rated "Not helpful" or answered with support below
+    ``low_support_below``."""
+
     period: Literal["day", "week", "month"]
-    #: Answered questions with support below this count as gaps (``not_found`` ones always do).
     low_support_below: float
+    min_coverage: float
     since: datetime | None
     until: datetime | None
+    #: Questions in the gaps list (``groups``).
     questions: int
-    #: True when more questions matched than one report reads (the newest were grouped).
+    #: True when more answers were read than one report reads (the newest were classified).
     truncated: bool
     groups: list[KnowledgeGap]
+    #: Questions in the answered-badly list.
+    answered_badly_questions: int
+    answered_badly: list[KnowledgeGap]
 
 
 class ExposureBudget(BaseModel):

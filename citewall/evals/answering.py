@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from citewall.evals.data import DEMO, Dataset
 from citewall.evals.member_answers import MemberAnswer, ask_as_member
 from citewall.evals.quality.abstention import (
     abstention,
@@ -28,10 +29,11 @@ FAST_UNANSWERABLE = 12
 FAST_FOLLOWUPS = 16
 
 
-def tune_on_dev(ws: EvalWorkspace) -> dict[str, Any]:
+def tune_on_dev(ws: EvalWorkspace, dataset: Dataset = DEMO) -> dict[str, Any]:
     """The thresholds the dev split recommends (compare with the configured ones)."""
-    answerable = signals_of(ws.runtime.retriever, [q.question for q in labelled_split("dev")])
-    unanswerable = signals_of(ws.runtime.retriever, [u.question for u in load_unanswerable("dev")])
+    retriever = ws.runtime.retriever
+    answerable = signals_of(retriever, [q.question for q in labelled_split("dev", dataset)])
+    unanswerable = signals_of(retriever, [u.question for u in load_unanswerable("dev", dataset)])
     tuned = tune(answerable, unanswerable).as_dict()
     s = ws.settings
     tuned["configured"] = {"min_dense": s.abstain_min_dense, "min_coverage": s.abstain_min_coverage}
@@ -51,19 +53,20 @@ def measure_answering(
     *,
     fast: bool,
     say: Callable[[str], None],
+    dataset: Dataset = DEMO,
 ) -> dict[str, Any]:
     """Abstention (and its control), follow-up retrieval (and its control), small talk.
 
     ``answerable`` are the extractive server's member answers to the split's labelled
     questions (the replay), whose statuses give the answered rate.
     """
-    unanswerable = load_unanswerable(split)
+    unanswerable = load_unanswerable(split, dataset)
     if fast:
         unanswerable = unanswerable[:FAST_UNANSWERABLE]
     asked = [Question(u.id, u.question, ()) for u in unanswerable]
     kinds = [u.kind for u in unanswerable]
     say(f"abstention: {len(asked)} unanswerable {split} questions, with and without the check")
-    out: dict[str, Any] = {"tuned_on_dev": tune_on_dev(ws)}
+    out: dict[str, Any] = {"tuned_on_dev": tune_on_dev(ws, dataset)}
     answered_statuses = _statuses(answerable)
     with TestClient(ws.app_for("extractive"), raise_server_exceptions=False) as client:
         statuses = _statuses(ask_as_member(client, asked, ws.tokens.member, "extractive"))
@@ -85,7 +88,7 @@ def measure_answering(
             a.ok and a.answer_status == "not_found" and a.external_sources == 0 for a in small
         ),
     }
-    items = load_followups(split)
+    items = load_followups(split, dataset)
     if fast:
         items = [i for i in items if i.kind == "followup"][:FAST_FOLLOWUPS] + [
             i for i in items if i.kind == "switch"

@@ -1,16 +1,22 @@
-"""Where the project's labelled data lives: the ``kb/`` folder of a source checkout.
+"""Where the project's labelled data lives: the ``kb/`` and ``evals/`` folders of a checkout.
 
 ``citewall eval`` and ``citewall bench`` are development commands: they measure citewall on the
 demo KB, its labelled questions and the red-team corpus, which ship with the repository, not in
 the installed package. Run from elsewhere, they stop with a ``UserError`` saying so.
+
+Each knowledge base ``citewall eval --kb`` measures is a ``Dataset``: its corpus and the folder of
+its labelled files (``questions``, ``nuggets``, ``unanswerable``, ``followups``, one file per
+split). The demo's labels sit in ``kb/eval/``; the Zulip help center's and the FastAPI docs' in
+``kb/eval/zulip/`` and ``kb/eval/fastapi/``, in the same shapes.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from citewall.errors import UserError
 
@@ -27,12 +33,43 @@ REDTEAM_QUESTIONS = KB_DIR / "redteam" / "questions.jsonl"
 #: The committed baseline ``citewall eval`` compares with.
 BASELINE = REPO_ROOT / "evals" / "baseline.json"
 
+LabelFile = Literal["questions", "nuggets", "unanswerable", "followups"]
 
-def split_path(split: str) -> Path:
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A knowledge base to measure: the cards ingested and where its labelled files live.
+
+    ``redteam``: the demo only; its workspace also ingests the hostile cards, and its run adds
+    the red-team gate, the dangling-reference check, the corpus-protection cost and the
+    baseline comparison, whose labels and cases are written for the demo's cards.
+
+    >>> ZULIP.label_file("questions", "test").relative_to(REPO_ROOT).as_posix()
+    'kb/eval/zulip/questions.test.jsonl'
+    """
+
+    name: str
+    corpus: Path
+    labels: Path
+    redteam: bool = False
+
+    def label_file(self, kind: LabelFile, split: str) -> Path:
+        """The ``kind`` file of ``split`` (``test`` or ``dev``); ``UserError`` if missing."""
+        if split not in {"test", "dev"}:
+            raise UserError(f"unknown split {split!r}; use test or dev")
+        return require(self.labels / f"{kind}.{split}.jsonl")
+
+
+DEMO = Dataset("demo", DEMO_CARDS, QUESTIONS_DIR, redteam=True)
+ZULIP = Dataset("zulip", REPO_ROOT / "evals" / "zulip-help.jsonl", QUESTIONS_DIR / "zulip")
+FASTAPI = Dataset("fastapi", REPO_ROOT / "evals" / "fastapi-docs.jsonl", QUESTIONS_DIR / "fastapi")
+#: Every knowledge base ``citewall eval --kb`` knows, by name (``all`` runs them in this order).
+DATASETS = {d.name: d for d in (DEMO, ZULIP, FASTAPI)}
+
+
+def split_path(split: str, dataset: Dataset = DEMO) -> Path:
     """The labelled questions of ``split`` (``test`` or ``dev``)."""
-    if split not in {"test", "dev"}:
-        raise UserError(f"unknown split {split!r}; use test or dev")
-    return require(QUESTIONS_DIR / f"questions.{split}.jsonl")
+    return dataset.label_file("questions", split)
 
 
 def require(path: Path) -> Path:

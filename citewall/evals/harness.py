@@ -8,6 +8,11 @@ the staff-only check (the detector against its held-out labels; staff-only sente
 replayed member prose, with the check on and off),
 the red-team gate with the extractive generator and with the adversarial model, the baseline
 comparison, and the Markdown/HTML/JSON report.
+
+``--kb`` picks the knowledge bases (``EvalOptions.datasets``): the demo runs every stage above;
+another KB (the Zulip help center, the FastAPI docs) gets its own workspace on its corpus alone
+and the stages that measure answers (judge, retrieval, replay, answer quality, abstention,
+follow-ups), reported in a section of its own (``KbResult``).
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ from citewall.evals.answering import measure_answering
 from citewall.evals.data import (
     BASELINE,
     DANGLING_LABELS,
+    DEMO,
+    DEMO_CARDS,
     HOSTILE_CARDS,
     REDTEAM_QUESTIONS,
     SUPPORT_LABELS,
+    Dataset,
     require,
 )
 from citewall.evals.generators import generator_apps
@@ -77,9 +85,11 @@ from citewall.evals.redteam.gate import run_gate
 from citewall.evals.report import baseline as baseline_mod
 from citewall.evals.report.html import render_html
 from citewall.evals.report.markdown import render_markdown
-from citewall.evals.report.results import EvalResult
-from citewall.evals.retrieval.paths import evaluate_paths
+from citewall.evals.report.results import EvalResult, KbResult
+from citewall.evals.retrieval.metrics import score_rankings
+from citewall.evals.retrieval.paths import evaluate_paths, served_rankings
 from citewall.evals.workspace import EvalWorkspace, build_workspace
+from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.retriever import HybridRetriever
 
 log = logging.getLogger("citewall.evals")
@@ -111,6 +121,8 @@ class EvalOptions:
     #: Measure SmolLM2's dangling-reference rate (off only when asked: a missing llama_cpp
     #: with this on fails the run rather than skipping the model quietly).
     local_model: bool = True
+    #: The knowledge bases to measure, in order (``--kb``; the demo alone by default).
+    datasets: tuple[Dataset, ...] = (DEMO,)
 
     @property
     def profile(self) -> str:
@@ -150,6 +162,18 @@ def _retrieval_metrics(ws: EvalWorkspace, questions: list[Question]) -> dict[str
     assert isinstance(retriever, HybridRetriever), "the workspace builds the hybrid retriever"
     scores = evaluate_paths(retriever, questions)
     return {path: s.as_dict() for path, s in scores.items()}
+
+
+def retrieval_control(ws: EvalWorkspace, questions: Sequence[Question]) -> dict[str, Any]:
+    """The negative control of retrieval: the served rankings scored against the gold cards
+    of the question half the list away (must score far below the real figure)."""
+    retriever = ws.runtime.retriever
+    assert isinstance(retriever, HybridRetriever), "the workspace builds the hybrid retriever"
+    rankings, _ = served_rankings(retriever, questions)
+    shift = max(1, len(questions) // 2)
+    golds = [questions[(i + shift) % len(questions)].gold for i in range(len(questions))]
+    label = "control: mismatched gold"
+    return score_rankings("control", rankings, golds, label=label).as_dict()
 
 
 def local_model_rate(
@@ -244,12 +268,13 @@ def answer_quality(
     questions: Sequence[Question],
     split: str,
     support_judge: SupportJudge,
+    dataset: Dataset = DEMO,
 ) -> dict[str, Any]:
     """Nugget recall and off-topic rate per replayed generator, with the mismatched control;
     the nugget judge's agreement with its hand labels."""
     nugget_judge = NuggetJudge(ws.embedder)
     calibration = nugget_judge.calibrate(load_nugget_labels()).as_dict()
-    nuggets = load_nuggets(split)
+    nuggets = load_nuggets(split, dataset)
     gold = {q.id: q.gold for q in questions}
     out: dict[str, Any] = {"nugget_judge": calibration, "generators": {}}
     rankings: dict[str, tuple[str, ...]] = {}
@@ -299,10 +324,37 @@ def run_evaluation(
     failure or a regression: they are in the result (and the exit code)."""
     if options.update_baseline and not options.local_model:
         raise UserError("--update-baseline needs the local model: drop --no-local-model")
+    if options.update_baseline and DEMO not in options.datasets:
+        raise UserError("--update-baseline records the demo's baseline: add --kb demo")
     say = progress or (lambda _msg: None)
     timings: dict[str, float] = {}
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     result = EvalResult(profile=options.profile, started_at=started)
+    if DEMO not in options.datasets:
+        result.baseline_note = (
+            "only the demo has a baseline: the other knowledge bases are reported"
+        )
+    for dataset in options.datasets:
+        if dataset.redteam:
+            embedder = _evaluate_demo(options, result, timings, workspace, embedder, say)
+        else:
+            kb, embedder = evaluate_kb(dataset, options, embedder=embedder, say=say)
+            result.knowledge_bases[dataset.name] = kb
+    result.timings_s = timings
+    files = write_reports(result, options.out)
+    return EvalRun(result, files)
+
+
+def _evaluate_demo(
+    options: EvalOptions,
+    result: EvalResult,
+    timings: dict[str, float],
+    workspace: EvalWorkspace | None,
+    embedder: Any,
+    say: Callable[[str], None],
+) -> Any:
+    """Every stage on the demo (red-team gate and baseline comparison included), into
+    ``result``; returns the embedder it used, for the next knowledge base."""
     tmp: tempfile.TemporaryDirectory[str] | None = None
     owned = workspace is None  # built here, so released here
     try:
@@ -386,9 +438,71 @@ def run_evaluation(
             workspace.close()
         if tmp is not None:
             tmp.cleanup()
-    result.timings_s = timings
-    files = write_reports(result, options.out)
-    return EvalRun(result, files)
+    return embedder if workspace is None else workspace.embedder
+
+
+def transferred_judge(ws: EvalWorkspace) -> tuple[SupportJudge, dict[str, Any]]:
+    """The support judge over ``ws``'s cards, with the thresholds calibrated on the demo's
+    hand labels (they name demo cards; no KB but the demo has support labels)."""
+    demo = SupportJudge(ws.embedder, {c.id: c for c in load_cards([require(DEMO_CARDS)])})
+    calibration = calibrate(demo, load_labels(require(SUPPORT_LABELS))).as_dict()
+    calibration["calibrated_on"] = "demo support labels"
+    return SupportJudge(ws.embedder, ws.catalogue.cards, demo.thresholds), calibration
+
+
+def evaluate_kb(
+    dataset: Dataset,
+    options: EvalOptions,
+    *,
+    embedder: Embedder | None = None,
+    say: Callable[[str], None] = lambda _msg: None,
+) -> tuple[KbResult, Embedder]:
+    """The answer figures of ``dataset`` on a workspace of its corpus alone: the same stages
+    as the demo's (judge, retrieval, replay, answer quality, abstention and follow-ups) with
+    the extractive generator; the embedder, for the next knowledge base."""
+    kb = KbResult(name=dataset.name)
+    timings = kb.timings_s
+    with tempfile.TemporaryDirectory(prefix=f"citewall-eval-{dataset.name}-") as tmp:
+        root = options.work_dir or Path(tmp)
+        with _stage(timings, "workspace"):
+            say(f"{dataset.name}: building the workspace on {dataset.corpus.name}")
+            ws = build_workspace(
+                root / f"data-{dataset.name}", kb_paths=(dataset.corpus,), embedder=embedder
+            )
+        try:
+            kb.environment = {
+                "corpus": dataset.corpus.name,
+                "cards": len(ws.catalogue.cards),
+                "ingest": ws.ingest_summary,
+                "split": options.split,
+            }
+            with _stage(timings, "judge"):
+                judge, kb.judge = transferred_judge(ws)
+            questions = labelled_split(options.split, dataset)
+            ir_set = stratified(questions, FAST_RETRIEVAL_QUESTIONS) if options.fast else questions
+            with _stage(timings, "retrieval"):
+                say(f"{dataset.name}: retrieval metrics on {len(ir_set)} questions")
+                kb.retrieval = _retrieval_metrics(ws, ir_set)
+                kb.retrieval["control"] = retrieval_control(ws, ir_set)
+            replay_set = stratified(questions, FAST_REPLAY_QUESTIONS) if options.fast else questions
+            with _stage(timings, "replay"):
+                say(f"{dataset.name}: replaying {len(replay_set)} questions through the API")
+                with TestClient(ws.app_for("extractive"), raise_server_exceptions=False) as client:
+                    replay = replay_questions(
+                        client, replay_set, judge, ws.tokens, "extractive", ws.asked
+                    )
+                kb.citations = replay.citation_totals().as_dict()
+                kb.replay_failures = replay.failures
+            with _stage(timings, "answers"):
+                kb.answers = answer_quality(
+                    ws, {"extractive": replay}, questions, options.split, judge, dataset
+                )
+                kb.answering = measure_answering(
+                    ws, options.split, replay.answers, fast=options.fast, say=say, dataset=dataset
+                )
+        finally:
+            ws.close()
+    return kb, ws.embedder
 
 
 def _compare_with_baseline(result: EvalResult, options: EvalOptions) -> None:

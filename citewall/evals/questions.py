@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from citewall.evals.data import read_jsonl, split_path
+from citewall.evals.data import DEMO, Dataset, read_jsonl, split_path
 
 
 class Asked(Protocol):
@@ -50,9 +50,9 @@ def _question(row: dict[str, Any]) -> Question:
     )
 
 
-def labelled_split(split: str) -> list[Question]:
+def labelled_split(split: str, dataset: Dataset = DEMO) -> list[Question]:
     """The questions of ``split`` (``test`` or ``dev``) that have gold cards."""
-    return [q for q in load_questions(split_path(split)) if q.gold]
+    return [q for q in load_questions(split_path(split, dataset)) if q.gold]
 
 
 def stratified(questions: Sequence[Question], n: int) -> list[Question]:

@@ -1,12 +1,16 @@
-"""Knowledge gaps: the questions the knowledge base did not answer well, grouped by topic.
+"""Knowledge gaps, and covered questions answered badly: two lists, grouped by topic.
 
-An operator's to-write list. A question counts when retrieval ran for it (small talk does not
-count) and its answer was ``not_found`` or answered with low support (``messages.support``
-below ``low_support``: the best dense similarity between the query and any chunk). Questions
-are grouped greedily by their content terms (``text.terms``): a question joins the first group
-whose first question shares at least ``SIMILARITY`` of their terms (Jaccard), else starts a
-group. Groups are ordered by size, then by how recently they were asked; each carries counts
-per period.
+A question counts when retrieval ran for it (small talk does not). ``retrieval.covered`` says
+which list it belongs to: a **gap** (``not_found``, or answered although no retrieved card
+covers the question's terms: the operator's to-write list) or **answered badly** (covered, but
+rated "Not helpful" or answered with low support: the cards or retrieval to fix). Coverage is
+computed here from the retrieval events of the turn (the cards retrieved, the query retrieval
+ran with) and the cards as stored now (a card deleted since covers nothing).
+
+Questions are grouped greedily by their content terms (``text.terms``): a question joins the
+first group whose first question shares at least ``SIMILARITY`` of their terms (Jaccard), else
+starts a group. Groups are ordered by size, then by how recently they were asked; each carries
+counts per period and per reason.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
+from citewall.retrieval.covered import VERDICT, Reason, TurnOutcome, TurnRule, Verdict, coverage
 from citewall.storage.analytics import as_utc
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import Message
+from citewall.storage.models import CardRow, Feedback, Message, RetrievalEvent
 from citewall.storage.questions import asks
 from citewall.text.terms import content_terms
 
@@ -32,6 +37,8 @@ SIMILARITY = 0.5
 EXAMPLES = 5
 #: Questions read per request (newest first).
 MAX_QUESTIONS = 5000
+#: Ids per ``IN (...)`` query (SQLite's bound-parameter limit is far above this).
+_BATCH = 500
 
 Period = Literal["day", "week", "month"]
 
@@ -44,6 +51,11 @@ class GapQuestion:
     answer_status: str
     support: float | None
     asked_at: datetime
+    #: Why it is listed (``retrieval.covered.Reason``); its list is ``VERDICT[reason]``.
+    reason: Reason = "not_found"
+    #: Best share of the question's terms one retrieved card holds (None: nothing retrieved).
+    coverage: float | None = None
+    rating: str | None = None
 
 
 @dataclass(slots=True)
@@ -55,6 +67,8 @@ class GapGroup:
     count: int = 0
     not_found: int = 0
     low_support: int = 0
+    low_coverage: int = 0
+    rated_down: int = 0
     last_asked: datetime | None = None
     examples: list[GapQuestion] = field(default_factory=list)
     per_period: Counter[str] = field(default_factory=Counter)
@@ -83,9 +97,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
-def group_questions(
-    questions: Sequence[GapQuestion], *, low_support: float, period: Period
-) -> list[GapGroup]:
+def group_questions(questions: Sequence[GapQuestion], *, period: Period) -> list[GapGroup]:
     """Group ``questions`` (newest first) by similar content terms; largest groups first."""
     groups: list[GapGroup] = []
     by_term: dict[str, list[int]] = {}  # term -> groups whose first question has it
@@ -104,10 +116,10 @@ def group_questions(
                 by_term.setdefault(t, []).append(found)
         group = groups[found]
         group.count += 1
-        if q.answer_status == "not_found":
-            group.not_found += 1
-        elif q.support is not None and q.support < low_support:
-            group.low_support += 1
+        group.not_found += q.reason == "not_found"
+        group.low_coverage += q.reason == "low_coverage"
+        group.rated_down += q.reason == "rated_down"
+        group.low_support += q.reason == "low_support"
         if group.last_asked is None or q.asked_at > group.last_asked:
             group.last_asked = q.asked_at
         if len(group.examples) < EXAMPLES:
@@ -120,18 +132,17 @@ def group_questions(
 def gap_questions(
     session: Session,
     *,
-    low_support: float,
+    rule: TurnRule,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> list[GapQuestion]:
-    """Questions answered ``not_found`` or with support below ``low_support``, newest first."""
+) -> dict[Verdict, list[GapQuestion]]:
+    """The questions of ``[since, until)`` that ``rule`` lists, newest first, by list."""
     asked = aliased(Message)
     answer = Message
     conditions = [
         answer.role == "assistant",
         # Small talk is not_found with no support (nothing was retrieved): not a gap.
         answer.support.is_not(None),
-        or_(answer.answer_status == "not_found", answer.support < low_support),
     ]
     since, until = as_utc(since), as_utc(until)
     if since is not None:
@@ -154,14 +165,82 @@ def gap_questions(
     )
     with storage_errors(session, "reading knowledge gaps"):
         rows = session.execute(query).all()
-    return [
-        GapQuestion(
-            message_id=str(r[0]),
-            conversation_id=str(r[1]),
-            question=str(r[2]),
-            answer_status=str(r[3] or "answered"),
-            support=None if r[4] is None else float(r[4]),
-            asked_at=r[5],
+        ids = [str(r[0]) for r in rows]
+        retrieved, queries = _retrieved(session, ids)
+        ratings = _ratings(session, ids)
+        terms = _card_terms(session, {c for cards in retrieved.values() for c in cards})
+    out: dict[Verdict, list[GapQuestion]] = {"gap": [], "answered_badly": []}
+    for r in rows:
+        message_id, question = str(r[0]), str(r[2])
+        status = str(r[3] or "answered")
+        support = None if r[4] is None else float(r[4])
+        cards = retrieved.get(message_id, [])
+        covered = coverage(
+            queries.get(message_id) or question, [terms.get(c, set()) for c in cards]
         )
-        for r in rows
-    ]
+        outcome = TurnOutcome(status, support, covered, ratings.get(message_id))
+        reason = rule.reason(outcome)
+        if reason is None:
+            continue
+        out[VERDICT[reason]].append(
+            GapQuestion(
+                message_id=message_id,
+                conversation_id=str(r[1]),
+                question=question,
+                answer_status=status,
+                support=support,
+                asked_at=r[5],
+                reason=reason,
+                coverage=round(covered, 4) if cards else None,
+                rating=outcome.rating,
+            )
+        )
+    return out
+
+
+def _in_batches(ids: Sequence[str]) -> list[Sequence[str]]:
+    return [ids[i : i + _BATCH] for i in range(0, len(ids), _BATCH)]
+
+
+def _retrieved(
+    session: Session, message_ids: Sequence[str]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Per answer, the cards retrieved for it (best first) and the query retrieval ran with."""
+    cards: dict[str, list[str]] = {}
+    queries: dict[str, str] = {}
+    for batch in _in_batches(message_ids):
+        rows = session.execute(
+            select(RetrievalEvent.message_id, RetrievalEvent.card_id, RetrievalEvent.query)
+            .where(RetrievalEvent.message_id.in_(batch))
+            .order_by(RetrievalEvent.message_id, RetrievalEvent.final_rank)
+        )
+        for message_id, card_id, query in rows:
+            cards.setdefault(str(message_id), []).append(str(card_id))
+            if query:
+                queries.setdefault(str(message_id), str(query))
+    return cards, queries
+
+
+def _ratings(session: Session, message_ids: Sequence[str]) -> dict[str, str]:
+    """Per answer, ``down`` when any member rated it so, else ``up`` when rated."""
+    out: dict[str, str] = {}
+    for batch in _in_batches(message_ids):
+        rows = session.execute(
+            select(Feedback.message_id, Feedback.rating).where(Feedback.message_id.in_(batch))
+        )
+        for message_id, rating in rows:
+            if out.get(str(message_id)) != "down":
+                out[str(message_id)] = str(rating)
+    return out
+
+
+def _card_terms(session: Session, card_ids: set[str]) -> dict[str, set[str]]:
+    """The content terms of each stored card (title and body)."""
+    out: dict[str, set[str]] = {}
+    for batch in _in_batches(sorted(card_ids)):
+        rows = session.execute(
+            select(CardRow.id, CardRow.title, CardRow.body).where(CardRow.id.in_(batch))
+        )
+        for card_id, title, body in rows:
+            out[str(card_id)] = content_terms(f"{title} {body}")
+    return out

@@ -169,10 +169,13 @@ def test_admin_sees_the_question_on_the_knowledge_gaps_page(
             json={
                 "period": "day",
                 "low_support_below": report["low_support_below"],
+                "min_coverage": report["min_coverage"],
                 "since": None,
                 "until": None,
                 "questions": 0,
                 "groups": [],
+                "answered_badly_questions": 0,
+                "answered_badly": [],
             }
         ),
     )

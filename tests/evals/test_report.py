@@ -18,7 +18,7 @@ from citewall.evals.report.baseline import (
     write_baseline,
 )
 from citewall.evals.report.markdown import cell
-from citewall.evals.report.results import EvalResult
+from citewall.evals.report.results import EvalResult, KbResult
 
 
 def sample_result(verdict: str = "pass") -> EvalResult:
@@ -201,3 +201,53 @@ def test_broken_baseline_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("{not json")
     with pytest.raises(BaselineError, match=r"baseline\.json: not JSON"):
         load_baseline(path)
+
+
+def kb_result(nugget_control: float = 0.05) -> KbResult:
+    return KbResult(
+        name="zulip",
+        environment={"corpus": "zulip-help.jsonl", "cards": 140},
+        timings_s={"workspace": 200.0},
+        retrieval={
+            "served": {"label": "rrf_only", "ndcg@10": 0.87, "recall@10": 1.0, "mrr": 0.83},
+            "control": {"label": "control", "ndcg@10": 0.03, "recall@10": 0.05, "mrr": 0.03},
+        },
+        citations={"citation_recall": 0.94, "citation_precision": 0.97},
+        answers={
+            "generators": {
+                "extractive": {
+                    "answers": 40,
+                    "nuggets": 60,
+                    "nugget_recall": 0.61,
+                    "sentences": 130,
+                    "off_topic_rate": 0.2,
+                    "control": {"nugget_recall": nugget_control, "off_topic_rate": 0.93},
+                }
+            }
+        },
+    )
+
+
+def test_another_kb_gets_its_own_section_with_each_figure_beside_its_control(
+    tmp_path: Path,
+) -> None:
+    result = EvalResult(profile="full:test", started_at="now")
+    result.knowledge_bases["zulip"] = kb_result()
+    files = write_reports(result, tmp_path)
+    md = files["markdown"].read_text(encoding="utf-8")
+    section = md.split("## Knowledge base: zulip", 1)[1]
+    assert "| retrieval recall@10 (served) | 1.000 | 0.050 | mismatched gold |" in section
+    assert "| nugget recall | 0.610 | 0.050 | another question's nuggets |" in section
+    # The demo's detailed sections, one level down, inside the KB's section.
+    assert "### Retrieval (per path)" in section and "\n## Retrieval" not in md
+    assert "Knowledge base: zulip" in files["html"].read_text(encoding="utf-8")
+    data = json.loads(files["json"].read_text(encoding="utf-8"))
+    assert data["knowledge_bases"]["zulip"]["retrieval"]["control"]["recall@10"] == 0.05
+    assert result.passed
+
+
+def test_a_kb_whose_control_does_not_fail_fails_the_run() -> None:
+    result = EvalResult(profile="full:test", started_at="now")
+    result.knowledge_bases["zulip"] = kb_result(nugget_control=0.6)
+    assert result.kb_failures == ["zulip: answers.extractive.nugget_recall control"]
+    assert not result.passed

@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 
+from citewall.evals.data import DATASETS
 from citewall.evals.quality import abstention, answers
-from citewall.evals.questions import load_questions
+from citewall.evals.questions import labelled_split, load_questions
 from citewall.evals.retrieval import followups
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,16 +289,18 @@ def test_validator_refuses_a_broken_row(
     assert any(expected in p for p in found), found
 
 
-def test_harness_loaders_read_every_file(kb: LabelledKb, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The demo's loaders read the new files unchanged once pointed at the KB's folder."""
-    for module in (abstention, answers, followups):
-        monkeypatch.setattr(module, "QUESTIONS_DIR", kb.folder)
+def test_harness_loaders_read_every_file(kb: LabelledKb) -> None:
+    """The harness's loaders read the KB's files through its ``Dataset`` (``--kb``)."""
+    dataset = DATASETS[kb.name]
+    assert (dataset.corpus, dataset.labels) == (kb.corpus, kb.folder)
     for split in SPLITS:
         questions = load_questions(kb.folder / f"questions.{split}.jsonl")
         assert [q.id for q in questions] == [r["id"] for r in kb.rows[split]["questions"]]
-        assert set(answers.load_nuggets(split)) == {q.id for q in questions}
-        assert len(abstention.load_unanswerable(split)) == len(kb.rows[split]["unanswerable"])
-        assert len(followups.load_followups(split)) == len(kb.rows[split]["followups"])
+        assert [q.id for q in labelled_split(split, dataset)] == [q.id for q in questions]
+        assert set(answers.load_nuggets(split, dataset)) == {q.id for q in questions}
+        unanswerable = abstention.load_unanswerable(split, dataset)
+        assert len(unanswerable) == len(kb.rows[split]["unanswerable"])
+        assert len(followups.load_followups(split, dataset)) == len(kb.rows[split]["followups"])
 
 
 def test_test_split_is_frozen(kb: LabelledKb) -> None:

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { answerMeta } from "../src/admin/AdminConversationView";
 import {
   EMPTY_GAPS,
+  EMPTY_BADLY,
   GapsReport,
+  badlySummary,
   gapsSummary,
   compactPeriods,
   conversationPath,
@@ -201,16 +203,45 @@ describe("knowledge gaps page", () => {
   const report: KnowledgeGapReport = {
     period: "week",
     low_support_below: 0.35,
+    min_coverage: 0.5,
     since: null,
     until: null,
     questions: 3,
     truncated: false,
+    answered_badly_questions: 1,
+    answered_badly: [
+      {
+        question: "how long do refunds take",
+        count: 1,
+        not_found: 0,
+        low_coverage: 0,
+        rated_down: 1,
+        low_support: 0,
+        last_asked: "2026-03-10T10:00:00Z",
+        per_period: [{ period_start: "2026-03-09", count: 1 }],
+        examples: [
+          {
+            message_id: "m8",
+            conversation_id: "conv4",
+            question: "how long do refunds take",
+            answer_status: "answered",
+            support: 0.7,
+            asked_at: "2026-03-10T10:00:00Z",
+            reason: "rated_down",
+            coverage: 1,
+            rating: "down",
+          },
+        ],
+      },
+    ],
     groups: [
       {
         question: "where is your office in berlin",
         count: 2,
         not_found: 1,
-        low_support: 1,
+        low_coverage: 1,
+        rated_down: 0,
+        low_support: 0,
         last_asked: "2026-03-10T10:00:00Z",
         per_period: [
           { period_start: "2026-03-02", count: 1 },
@@ -224,6 +255,9 @@ describe("knowledge gaps page", () => {
             answer_status: "not_found",
             support: null,
             asked_at: "2026-03-10T10:00:00Z",
+            reason: "not_found",
+            coverage: 0.5,
+            rating: null,
           },
           {
             message_id: "m4",
@@ -232,6 +266,9 @@ describe("knowledge gaps page", () => {
             answer_status: "answered",
             support: 0.2,
             asked_at: "2026-03-03T10:00:00Z",
+            reason: "low_coverage",
+            coverage: 0.25,
+            rating: null,
           },
         ],
       },
@@ -239,6 +276,8 @@ describe("knowledge gaps page", () => {
         question: "hi",
         count: 1,
         not_found: 1,
+        low_coverage: 0,
+        rated_down: 0,
         low_support: 0,
         last_asked: "2026-03-09T10:00:00Z",
         per_period: [{ period_start: "2026-03-09", count: 1 }],
@@ -250,6 +289,9 @@ describe("knowledge gaps page", () => {
             answer_status: "not_found",
             support: null,
             asked_at: "2026-03-09T10:00:00Z",
+            reason: "not_found",
+            coverage: null,
+            rating: null,
           },
         ],
       },
@@ -258,21 +300,46 @@ describe("knowledge gaps page", () => {
 
   it("says so honestly when there is nothing", () => {
     const html = renderToStaticMarkup(
-      <GapsReport report={{ ...report, questions: 0, groups: [] }} />,
+      <GapsReport
+        report={{
+          ...report,
+          questions: 0,
+          groups: [],
+          answered_badly_questions: 0,
+          answered_badly: [],
+        }}
+      />,
     );
     expect(html).toContain(EMPTY_GAPS);
+    expect(html).toContain(EMPTY_BADLY);
     expect(html).not.toContain("<table");
+  });
+
+  it("keeps the two lists apart: gaps, and covered questions answered badly", () => {
+    const html = renderToStaticMarkup(<GapsReport report={report} />);
+    const [gaps, badly] = html.split("Answered badly: covered");
+    expect(gaps).toContain("where is your office in berlin");
+    expect(gaps).not.toContain("how long do refunds take");
+    expect(badly).toContain("how long do refunds take");
+    expect(badly).toContain("rated Not helpful");
+    expect(badly).toContain('class="answered-badly-table gaps-list"');
+    expect(badly).not.toContain("where is your office in berlin");
+    const onlyGaps = renderToStaticMarkup(
+      <GapsReport report={{ ...report, answered_badly_questions: 0, answered_badly: [] }} />,
+    );
+    expect(onlyGaps).toContain(EMPTY_BADLY);
+    expect(onlyGaps).not.toContain(EMPTY_GAPS);
   });
 
   it("tables each group with its counts, periods and linked examples", () => {
     const html = renderToStaticMarkup(<GapsReport report={report} />);
-    expect(html.match(/class="gap-row"/g)).toHaveLength(2);
+    expect(html.match(/class="gap-row"/g)).toHaveLength(3);
     expect(html).toContain("3 questions in 2 groups");
     expect(html).toContain("Per week");
     expect(html).toContain("where is your office in berlin");
     expect(html).toContain('href="/admin/conversations/conv%2F1"');
     expect(html).toContain('href="/admin/conversations/conv2"');
-    expect(html).toContain("low support (0.200)");
+    expect(html).toContain("low coverage (0.250)");
     expect(html).toContain("2026-03-02");
     expect(html).toContain("<summary>2 questions</summary>");
     expect(html).toContain("<summary>1 question</summary>");
@@ -280,10 +347,13 @@ describe("knowledge gaps page", () => {
 
   it("says when only the largest groups were sent", () => {
     expect(gapsSummary(report)).toBe(
-      "3 questions in 2 groups (not found, or answered with support below 0.350).",
+      "3 questions in 2 groups (not found, or answered with no retrieved card covering 0.50 of the question's terms).",
     );
     expect(gapsSummary({ ...report, questions: 9 })).toBe(
-      "9 questions (not found, or answered with support below 0.350); the 2 largest groups shown hold 3.",
+      "9 questions (not found, or answered with no retrieved card covering 0.50 of the question's terms); the 2 largest groups shown hold 3.",
+    );
+    expect(badlySummary(report)).toBe(
+      "1 question in 1 group (covered, but rated Not helpful or answered with support below 0.350).",
     );
   });
 
@@ -300,8 +370,16 @@ describe("knowledge gaps page", () => {
   });
 
   it("names example statuses and conversation links", () => {
-    expect(exampleStatus({ answer_status: "not_found", support: 0.5 })).toBe("not found");
-    expect(exampleStatus({ answer_status: "answered", support: null })).toBe("low support (—)");
+    expect(exampleStatus({ reason: "not_found", support: 0.5, coverage: 1 })).toBe("not found");
+    expect(exampleStatus({ reason: "low_support", support: null, coverage: 1 })).toBe(
+      "low support (—)",
+    );
+    expect(exampleStatus({ reason: "low_coverage", support: 0.7, coverage: 0.25 })).toBe(
+      "low coverage (0.250)",
+    );
+    expect(exampleStatus({ reason: "rated_down", support: 0.7, coverage: 1 })).toBe(
+      "rated Not helpful",
+    );
     expect(conversationPath("a b")).toBe("/admin/conversations/a%20b");
   });
 });

@@ -44,6 +44,7 @@ from citewall.api.schemas import (
 from citewall.api.storage_rows import admin_sources, admin_timings
 from citewall.config import Settings
 from citewall.errors import NotFoundError
+from citewall.retrieval.covered import GapRule
 from citewall.storage import (
     analytics,
     cards,
@@ -253,34 +254,46 @@ def knowledge_gaps(
     until: datetime | None = Query(None),
     limit: int = Query(50, ge=1, le=500, description="Groups returned, largest first"),
 ) -> Any:
-    """Questions answered ``not_found`` or with low support, grouped by similar question, with
-    counts per period: the articles the team should write next."""
-    low = runtime.settings.knowledge_gap_support
-    questions = gaps.gap_questions(session, low_support=low, since=since, until=until)
-    groups = gaps.group_questions(questions, low_support=low, period=period)
+    """Two lists grouped by similar question, with counts per period: the questions the
+    knowledge base does not cover (the articles to write next), and the covered questions
+    answered badly (rated "Not helpful" or with low support: the cards to fix)."""
+    s = runtime.settings
+    rule = GapRule(min_coverage=s.knowledge_gap_min_coverage, low_support=s.knowledge_gap_support)
+    found = gaps.gap_questions(session, rule=rule, since=since, until=until)
+    listed = len(found["gap"]) + len(found["answered_badly"])
     return KnowledgeGapReport(
         period=period,
-        low_support_below=low,
+        low_support_below=rule.low_support,
+        min_coverage=rule.min_coverage,
         since=since,
         until=until,
-        questions=len(questions),
-        truncated=len(questions) >= gaps.MAX_QUESTIONS,
-        groups=[
-            KnowledgeGap(
-                question=g.question,
-                count=g.count,
-                not_found=g.not_found,
-                low_support=g.low_support,
-                last_asked=g.last_asked,
-                per_period=[
-                    KnowledgeGapPeriod(period_start=p, count=n)
-                    for p, n in sorted(g.per_period.items())
-                ],
-                examples=[KnowledgeGapQuestion(**dataclasses.asdict(q)) for q in g.examples],
-            )
-            for g in groups[:limit]
-        ],
+        questions=len(found["gap"]),
+        truncated=listed >= gaps.MAX_QUESTIONS,
+        groups=_gap_groups(found["gap"], period, limit),
+        answered_badly_questions=len(found["answered_badly"]),
+        answered_badly=_gap_groups(found["answered_badly"], period, limit),
     )
+
+
+def _gap_groups(
+    questions: list[gaps.GapQuestion], period: gaps.Period, limit: int
+) -> list[KnowledgeGap]:
+    return [
+        KnowledgeGap(
+            question=g.question,
+            count=g.count,
+            not_found=g.not_found,
+            low_coverage=g.low_coverage,
+            rated_down=g.rated_down,
+            low_support=g.low_support,
+            last_asked=g.last_asked,
+            per_period=[
+                KnowledgeGapPeriod(period_start=p, count=n) for p, n in sorted(g.per_period.items())
+            ],
+            examples=[KnowledgeGapQuestion(**dataclasses.asdict(q)) for q in g.examples],
+        )
+        for g in gaps.group_questions(questions, period=period)[:limit]
+    ]
 
 
 def _budget(settings: Settings) -> ExposureBudget:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewall.evals.data import QUESTIONS_DIR, read_jsonl, require
+from citewall.evals.data import DEMO, Dataset, read_jsonl
 from citewall.retrieval.answerability import Signals, Thresholds, measure
 from citewall.retrieval.protocols import Retriever
 
@@ -38,10 +38,10 @@ class Unanswerable:
     near: tuple[str, ...]
 
 
-def load_unanswerable(split: str) -> list[Unanswerable]:
+def load_unanswerable(split: str, dataset: Dataset = DEMO) -> list[Unanswerable]:
     """The unanswerable questions of ``split`` (``dev`` or ``test``)."""
     return read_jsonl(
-        require(QUESTIONS_DIR / f"unanswerable.{split}.jsonl"),
+        dataset.label_file("unanswerable", split),
         "an unanswerable question",
         lambda row: Unanswerable(
             str(row["id"]), str(row["question"]), str(row["kind"]), tuple(row.get("near") or ())

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citewall.evals.data import QUESTIONS_DIR, read_jsonl, require
+from citewall.evals.data import DEMO, QUESTIONS_DIR, Dataset, read_jsonl, require
 from citewall.evals.quality.calibration import CalibrationResult, SupportLabel, calibrate
 from citewall.evals.quality.citations import cited_sentences
 from citewall.evals.quality.support import SupportJudge, judgeable
@@ -32,10 +32,10 @@ from citewall.evals.redteam.catalogue import KbCard
 NUGGET_LABELS = QUESTIONS_DIR / "nugget_labels.jsonl"
 
 
-def load_nuggets(split: str) -> dict[str, tuple[str, ...]]:
+def load_nuggets(split: str, dataset: Dataset = DEMO) -> dict[str, tuple[str, ...]]:
     """Question id -> its gold facts, for ``split``."""
     rows = read_jsonl(
-        require(QUESTIONS_DIR / f"nuggets.{split}.jsonl"),
+        dataset.label_file("nuggets", split),
         "a question's nuggets",
         lambda row: (str(row["id"]), tuple(str(n) for n in row["nuggets"])),
     )

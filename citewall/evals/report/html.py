@@ -94,6 +94,12 @@ def render_html(report: dict[str, Any]) -> str:
             _table(*staff_report.prose_table(staff)),
         ]
     parts += _redteam(report)
+    for name, kb in (report.get("knowledge_bases") or {}).items():
+        parts += [
+            f"<h2>Knowledge base: {escape(name)}</h2>",
+            _table(["item", "value"], [[k, v] for k, v in (kb.get("environment") or {}).items()]),
+            _table(*report_tables.kb_figures(kb)),
+        ]
     parts += _baseline(report)
     parts.append("</body></html>")
     return "".join(parts)

@@ -46,6 +46,9 @@ def render_markdown(report: dict[str, Any]) -> str:
             else ""
         ),
         f"- replay failures: **{len(report.get('replay_failures') or [])}**",
+        f"- other knowledge bases: **{len(report.get('knowledge_bases') or {})}** measured, "
+        f"**{len(report.get('kb_failures') or [])}** failure(s)"
+        + (f" ({', '.join(report['kb_failures'])})" if report.get("kb_failures") else ""),
         f"- answer metrics whose negative control did not fail: "
         f"**{len(report.get('control_failures') or [])}**"
         + (f" ({', '.join(report['control_failures'])})" if report.get("control_failures") else ""),
@@ -72,8 +75,39 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += [*table(*prose), ""]
     out += _dangling(report)
     out += _redteam(report)
+    for name, kb in (report.get("knowledge_bases") or {}).items():
+        out += knowledge_base(name, kb)
     out += _baseline(report)
     return "\n".join(out) + "\n"
+
+
+def knowledge_base(name: str, kb: dict[str, Any]) -> list[str]:
+    """A section for one other knowledge base: its figures beside their controls, then the
+    demo's detailed sections for it, one heading level down."""
+    failures = [*(kb.get("replay_failures") or []), *(kb.get("control_failures") or [])]
+    out = [
+        f"## Knowledge base: {name}",
+        "",
+        "The extractive generator on this corpus alone (no red-team gate or baseline: those are "
+        "the demo's). The support judge's thresholds are calibrated on the demo's hand labels.",
+        "",
+        *table(["item", "value"], [[k, v] for k, v in (kb.get("environment") or {}).items()]),
+        "",
+        *table(["stage", "seconds"], [[k, v] for k, v in (kb.get("timings_s") or {}).items()]),
+        "",
+        *table(*report_tables.kb_figures(kb)),
+        "",
+        f"Replay failures and failed controls: **{len(failures)}**"
+        + (f" ({', '.join(failures)})" if failures else ""),
+        "",
+    ]
+    details = [
+        *_retrieval(kb.get("retrieval") or {}),
+        *_citations(kb.get("citations") or {}),
+        *_answers(kb.get("answers") or {}),
+        *_answering(kb.get("answering") or {}),
+    ]
+    return out + [f"#{line}" if line.startswith("## ") else line for line in details]
 
 
 def _judge(judge: dict[str, Any]) -> list[str]:

@@ -13,6 +13,41 @@ from citewall.evals.report.baseline import Comparison
 
 
 @dataclass(slots=True)
+class KbResult:
+    """The answer figures of a knowledge base other than the demo: retrieval, citation and
+    answer quality, abstention and follow-ups, each with its control. No red-team gate, no
+    dangling-reference check and no baseline: their labels are written for the demo's cards."""
+
+    name: str
+    environment: dict[str, Any] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    judge: dict[str, Any] = field(default_factory=dict)
+    retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
+    citations: dict[str, Any] = field(default_factory=dict)
+    replay_failures: list[str] = field(default_factory=list)
+    answers: dict[str, Any] = field(default_factory=dict)
+    answering: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def control_failures(self) -> list[str]:
+        return control_failures(self.answers, self.answering)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "environment": self.environment,
+            "timings_s": self.timings_s,
+            "judge": self.judge,
+            "retrieval": self.retrieval,
+            "citations": self.citations,
+            "replay_failures": self.replay_failures,
+            "answers": self.answers,
+            "answering": self.answering,
+            "control_failures": self.control_failures,
+        }
+
+
+@dataclass(slots=True)
 class EvalResult:
     """Everything ``citewall eval`` measured in one run."""
 
@@ -39,6 +74,8 @@ class EvalResult:
     staff_only: dict[str, Any] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     baseline_note: str = ""
+    #: The other knowledge bases measured (``citewall eval --kb``), by name.
+    knowledge_bases: dict[str, KbResult] = field(default_factory=dict)
 
     @property
     def gate_failures(self) -> list[dict[str, Any]]:
@@ -61,6 +98,15 @@ class EvalResult:
         return control_failures(self.answers, self.answering, self.staff_only)
 
     @property
+    def kb_failures(self) -> list[str]:
+        """Replay failures and failed controls of the other knowledge bases, by name."""
+        return [
+            f"{name}: {failure}"
+            for name, kb in self.knowledge_bases.items()
+            for failure in [*kb.replay_failures, *kb.control_failures]
+        ]
+
+    @property
     def passed(self) -> bool:
         return not (
             self.gate_failures
@@ -68,6 +114,7 @@ class EvalResult:
             or self.dangling_failures
             or self.replay_failures
             or self.control_failures
+            or self.kb_failures
         )
 
     def metrics(self) -> dict[str, float]:
@@ -146,6 +193,8 @@ class EvalResult:
             "gate_failures": len(self.gate_failures),
             "dangling_failures": self.dangling_failures,
             "regressions": [c.metric for c in self.regressions],
+            "knowledge_bases": {name: kb.as_dict() for name, kb in self.knowledge_bases.items()},
+            "kb_failures": self.kb_failures,
         }
 
 

@@ -136,3 +136,59 @@ def baseline(report: dict[str, Any]) -> Table:
         for c in report.get("comparisons") or []
     ]
     return headers, rows
+
+
+def kb_figures(kb: dict[str, Any]) -> Table:
+    """A knowledge base's answer figures, each beside its negative control (``KbResult``)."""
+    served = (kb.get("retrieval") or {}).get("served") or {}
+    control = (kb.get("retrieval") or {}).get("control") or {}
+    extractive = ((kb.get("answers") or {}).get("generators") or {}).get("extractive") or {}
+    nuggets_control = extractive.get("control") or {}
+    answering = kb.get("answering") or {}
+    abst = answering.get("abstention") or {}
+    abst_control = answering.get("abstention_control") or {}
+    follow = answering.get("followups") or {}
+    citations = kb.get("citations") or {}
+    rows: list[list[Any]] = [
+        [
+            "retrieval recall@10 (served)",
+            served.get("recall@10"),
+            control.get("recall@10"),
+            "mismatched gold",
+        ],
+        [
+            "retrieval nDCG@10 (served)",
+            served.get("ndcg@10"),
+            control.get("ndcg@10"),
+            "mismatched gold",
+        ],
+        [
+            "nugget recall",
+            extractive.get("nugget_recall"),
+            nuggets_control.get("nugget_recall"),
+            "another question's nuggets",
+        ],
+        [
+            "off-topic sentence rate",
+            extractive.get("off_topic_rate"),
+            nuggets_control.get("off_topic_rate"),
+            "another question's gold cards",
+        ],
+        [
+            "not_found recall (unanswerable)",
+            abst.get("not_found_recall"),
+            abst_control.get("not_found_recall"),
+            "abstention off",
+        ],
+        ["answered rate (answerable)", abst.get("answered_rate"), None, ""],
+        [
+            "follow-up nDCG@10, with the conversation",
+            follow.get("context_ndcg"),
+            follow.get("control_ndcg"),
+            "another conversation",
+        ],
+        ["follow-up nDCG@10, alone", follow.get("alone_ndcg"), None, ""],
+        ["citation recall", citations.get("citation_recall"), None, ""],
+        ["citation precision", citations.get("citation_precision"), None, ""],
+    ]
+    return ["figure", "value", "control", "control is"], rows

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from citewall.evals.data import QUESTIONS_DIR, read_jsonl, require
+from citewall.evals.data import DEMO, Dataset, read_jsonl
 from citewall.evals.retrieval.metrics import CUTOFF, ndcg_at_k, recall_at_k
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Turn
@@ -55,10 +54,9 @@ def _followup(row: dict[str, Any]) -> FollowUp:
     )
 
 
-def load_followups(split: str, folder: Path | None = None) -> list[FollowUp]:
-    """The labelled conversations of ``split`` (``dev`` or ``test``) in ``folder`` (default: the
-    demo KB's, ``kb/eval/``)."""
-    path = require((folder or QUESTIONS_DIR) / f"followups.{split}.jsonl")
+def load_followups(split: str, dataset: Dataset = DEMO) -> list[FollowUp]:
+    """The labelled conversations of ``split`` (``dev`` or ``test``)."""
+    path = dataset.label_file("followups", split)
     return read_jsonl(path, "a labelled follow-up conversation", _followup)
 
 

@@ -1,7 +1,9 @@
 /**
- * Knowledge gaps (admin): the questions the knowledge base did not answer (`not_found`) or
- * answered with low support, grouped by similar question, with counts per day, week or month.
- * Each group's example questions link to the conversation they were asked in.
+ * Knowledge gaps (admin), two lists grouped by similar question, with counts per day, week or
+ * month: the questions the knowledge base does not cover (`not_found`, or answered although no
+ * retrieved card holds the question's terms: the articles to write), and the covered questions
+ * answered badly (rated "Not helpful", or answered with low support: the cards to fix). Each
+ * group's example questions link to the conversation they were asked in.
  */
 import { useState, type ReactNode } from "react";
 
@@ -30,6 +32,7 @@ const PERIODS: { value: GapPeriod; label: string }[] = [
 export const PERIODS_SHOWN = 6;
 
 export const EMPTY_GAPS = "No unanswered questions in this period.";
+export const EMPTY_BADLY = "No covered question was answered badly in this period.";
 
 /**
  * The newest `max` periods of a group, oldest first, and what the earlier ones add up to (the
@@ -49,10 +52,21 @@ export function compactPeriods(
   };
 }
 
-/** An example question's status for an admin: "not found" or "support 0.412". */
-export function exampleStatus(q: Pick<KnowledgeGapQuestion, "answer_status" | "support">): string {
-  if (q.answer_status === "not_found") return "not found";
-  return `low support (${formatNumber(q.support, 3)})`;
+/** Why an example question is listed, for an admin: "not found", "low coverage (0.333)",
+ * "rated Not helpful" or "low support (0.412)". */
+export function exampleStatus(
+  q: Pick<KnowledgeGapQuestion, "reason" | "support" | "coverage">,
+): string {
+  switch (q.reason) {
+    case "not_found":
+      return "not found";
+    case "low_coverage":
+      return `low coverage (${formatNumber(q.coverage, 3)})`;
+    case "rated_down":
+      return "rated Not helpful";
+    case "low_support":
+      return `low support (${formatNumber(q.support, 3)})`;
+  }
 }
 
 export function conversationPath(conversationId: string): string {
@@ -70,8 +84,8 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
     <section className="admin-page">
       <h1>Knowledge gaps</h1>
       <p className="muted">
-        Questions the knowledge base could not answer, or answered with low support, grouped by
-        similar question: the articles to write next.
+        Questions the knowledge base does not cover, and covered questions that were answered badly,
+        each grouped by similar question.
       </p>
       <div className="filters">
         <label htmlFor="gaps-period">Period</label>
@@ -95,46 +109,94 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
   );
 }
 
-/** One line on what the table holds; says so when the server sent only the largest groups. */
-export function gapsSummary(r: KnowledgeGapReport): string {
-  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
-  const shown = r.groups.reduce((n, g) => n + g.count, 0);
-  const what = `not found, or answered with support below ${formatNumber(r.low_support_below, 3)}`;
-  if (shown < r.questions) {
-    return `${plural(r.questions, "question", "questions")} (${what}); the ${plural(r.groups.length, "largest group", "largest groups")} shown ${r.groups.length === 1 ? "holds" : "hold"} ${shown}.`;
+type GapList = "gaps" | "answered-badly";
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** One line on what a list holds; says so when the server sent only the largest groups. */
+function listSummary(total: number, groups: readonly KnowledgeGap[], what: string): string {
+  const shown = groups.reduce((n, g) => n + g.count, 0);
+  if (shown < total) {
+    return `${plural(total, "question", "questions")} (${what}); the ${plural(groups.length, "largest group", "largest groups")} shown ${groups.length === 1 ? "holds" : "hold"} ${shown}.`;
   }
-  return `${plural(r.questions, "question", "questions")} in ${plural(r.groups.length, "group", "groups")} (${what}).`;
+  return `${plural(total, "question", "questions")} in ${plural(groups.length, "group", "groups")} (${what}).`;
+}
+
+/** The gaps list in one line. */
+export function gapsSummary(r: KnowledgeGapReport): string {
+  const what = `not found, or answered with no retrieved card covering ${formatNumber(r.min_coverage, 2)} of the question's terms`;
+  return listSummary(r.questions, r.groups, what);
+}
+
+/** The answered-badly list in one line. */
+export function badlySummary(r: KnowledgeGapReport): string {
+  const what = `covered, but rated Not helpful or answered with support below ${formatNumber(r.low_support_below, 3)}`;
+  return listSummary(r.answered_badly_questions, r.answered_badly, what);
 }
 
 export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
   const r = props.report;
-  if (r.groups.length === 0) {
+  return (
+    <>
+      <h2>Gaps: not covered</h2>
+      <p className="muted">The articles to write next.</p>
+      <GapTable
+        list="gaps"
+        groups={r.groups}
+        period={r.period}
+        summary={gapsSummary(r)}
+        empty={EMPTY_GAPS}
+      />
+      <h2>Answered badly: covered</h2>
+      <p className="muted">
+        The knowledge base has the words, the answer missed: the cards or the retrieval to fix.
+      </p>
+      <GapTable
+        list="answered-badly"
+        groups={r.answered_badly}
+        period={r.period}
+        summary={badlySummary(r)}
+        empty={EMPTY_BADLY}
+      />
+    </>
+  );
+}
+
+function GapTable(props: {
+  list: GapList;
+  groups: readonly KnowledgeGap[];
+  period: GapPeriod;
+  summary: string;
+  empty: string;
+}): ReactNode {
+  const gaps = props.list === "gaps";
+  if (props.groups.length === 0) {
     return (
-      <p className="muted" data-testid="gaps-empty">
-        {EMPTY_GAPS}
+      <p className="muted" data-testid={`${props.list}-empty`}>
+        {props.empty}
       </p>
     );
   }
   return (
     <>
       <p className="muted" role="status">
-        {gapsSummary(r)}
+        {props.summary}
       </p>
-      <ScrollBox label="Knowledge gaps">
-        <table className="gaps-table">
+      <ScrollBox label={gaps ? "Knowledge gaps" : "Answered badly"}>
+        <table className={`${props.list}-table gaps-list`}>
           <thead>
             <tr>
               <th scope="col">Question</th>
               <th scope="col">Asked</th>
-              <th scope="col">Not found</th>
-              <th scope="col">Low support</th>
+              <th scope="col">{gaps ? "Not found" : "Rated Not helpful"}</th>
+              <th scope="col">{gaps ? "Low coverage" : "Low support"}</th>
               <th scope="col">Last asked</th>
-              <th scope="col">Per {r.period}</th>
+              <th scope="col">Per {props.period}</th>
             </tr>
           </thead>
           <tbody>
-            {r.groups.map((g, i) => (
-              <GapRow key={`${i}-${g.question}`} gap={g} />
+            {props.groups.map((g, i) => (
+              <GapRow key={`${i}-${g.question}`} gap={g} list={props.list} />
             ))}
           </tbody>
         </table>
@@ -143,8 +205,9 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
   );
 }
 
-function GapRow(props: { gap: KnowledgeGap }): ReactNode {
+function GapRow(props: { gap: KnowledgeGap; list: GapList }): ReactNode {
   const g = props.gap;
+  const gaps = props.list === "gaps";
   const periods = compactPeriods(g.per_period);
   return (
     <tr className="gap-row">
@@ -173,8 +236,8 @@ function GapRow(props: { gap: KnowledgeGap }): ReactNode {
         )}
       </td>
       <td className="num gap-count">{g.count}</td>
-      <td className="num">{g.not_found}</td>
-      <td className="num">{g.low_support}</td>
+      <td className="num">{gaps ? g.not_found : g.rated_down}</td>
+      <td className="num">{gaps ? g.low_coverage : g.low_support}</td>
       <td>{formatDate(g.last_asked)}</td>
       <td>
         <ul className="period-counts">

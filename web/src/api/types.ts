@@ -433,8 +433,9 @@ export interface paths {
     };
     /**
      * Knowledge Gaps
-     * @description Questions answered ``not_found`` or with low support, grouped by similar question, with
-     *     counts per period: the articles the team should write next.
+     * @description Two lists grouped by similar question, with counts per period: the questions the
+     *     knowledge base does not cover (the articles to write next), and the covered questions
+     *     answered badly (rated "Not helpful" or with low support: the cards to fix).
      */
     get: operations["knowledge_gaps_api_v1_admin_analytics_knowledge_gaps_get"];
     put?: never;
@@ -1077,7 +1078,7 @@ export interface components {
     };
     /**
      * KnowledgeGap
-     * @description Similar questions the knowledge base did not answer well (named by the newest).
+     * @description Similar questions, named by the newest, with how many are listed for each reason.
      */
     KnowledgeGap: {
       /** Question */
@@ -1086,6 +1087,10 @@ export interface components {
       count: number;
       /** Not Found */
       not_found: number;
+      /** Low Coverage */
+      low_coverage: number;
+      /** Rated Down */
+      rated_down: number;
       /** Low Support */
       low_support: number;
       /** Last Asked */
@@ -1119,8 +1124,23 @@ export interface components {
        * Format: date-time
        */
       asked_at: string;
+      /**
+       * Reason
+       * @enum {string}
+       */
+      reason: "not_found" | "low_coverage" | "rated_down" | "low_support";
+      /** Coverage */
+      coverage: number | null;
+      /** Rating */
+      rating: ("up" | "down") | null;
     };
-    /** KnowledgeGapReport */
+    /**
+     * KnowledgeGapReport
+     * @description Two lists: ``groups``, the questions the knowledge base does not cover (``not_found``,
+     *     or answered with no retrieved card covering ``min_coverage`` of the question's terms), and
+     *     ``answered_badly``, covered questions rated "Not helpful" or answered with support below
+     *     ``low_support_below``.
+     */
     KnowledgeGapReport: {
       /**
        * Period
@@ -1129,6 +1149,8 @@ export interface components {
       period: "day" | "week" | "month";
       /** Low Support Below */
       low_support_below: number;
+      /** Min Coverage */
+      min_coverage: number;
       /** Since */
       since: string | null;
       /** Until */
@@ -1139,6 +1161,10 @@ export interface components {
       truncated: boolean;
       /** Groups */
       groups: components["schemas"]["KnowledgeGap"][];
+      /** Answered Badly Questions */
+      answered_badly_questions: number;
+      /** Answered Badly */
+      answered_badly: components["schemas"]["KnowledgeGap"][];
     };
     /** MePublic */
     MePublic: {
