@@ -29,11 +29,12 @@ from typing import Any
 
 from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, QUESTIONS_DIR, REPO_ROOT
 from citewall.evals.workspace import workspace_settings
+from citewall.ingest.calibrate import calibrate
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.answerability import Decider, Signals, Thresholds
 from citewall.retrieval.calibration import signal_aucs
 from citewall.retrieval.embedder import load_embedder
-from citewall.retrieval.factory import build_decider, build_retriever
+from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
 from citewall.storage import db, schema
 
 #: KB name -> (its card files, the folder of its labelled questions).
@@ -74,10 +75,15 @@ def main() -> None:
     parser.add_argument("--kb", choices=sorted(SETS), default="demo")
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the ingested KB here between runs (the calibration is refitted every run)",
+    )
     args = parser.parse_args()
     cards, questions_dir = SETS[args.kb]
     with tempfile.TemporaryDirectory(prefix="cw-abstention-") as tmp:
-        settings = workspace_settings(Path(tmp))
+        settings = workspace_settings(args.data_dir or Path(tmp))
         embedder = load_embedder(settings)
         engine = db.make_engine(settings.sqlalchemy_url)
         schema.migrate(engine)
@@ -89,8 +95,10 @@ def main() -> None:
             session_factory=db.make_session_factory(engine),
             progress=False,
         )
-        ingest_s = time.perf_counter() - t0
         engine.dispose()
+        index = open_vector_index(settings)
+        calibrate(settings, index, embedder, index.all_chunks()[0])  # refit on this code
+        ingest_s = time.perf_counter() - t0
         retriever = build_retriever(settings, embedder=embedder, reranker=None)
         calibrated = build_decider(settings)
         assert calibrated is not None

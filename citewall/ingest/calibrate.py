@@ -19,7 +19,9 @@ from citewall.config import Settings
 from citewall.retrieval.answerability import COVERAGE_CARDS, Signals, measure
 from citewall.retrieval.calibrated import CalibrationError, load_calibration, save_calibration
 from citewall.retrieval.calibration import (
+    MAX_KEY_COVERAGE,
     SMALL_KB_CARDS,
+    WORDING_GAP,
     Calibration,
     fit,
     guard_small_kb,
@@ -89,10 +91,17 @@ def calibrate(
     by_kind: dict[str, list[Signals]] = defaultdict(list)
     for probe, vector in zip(probes, vectors, strict=True):
         context = retriever.retrieve(probe.question, COVERAGE_CARDS, vector=vector)
+        if probe.card_id is not None and probe.card_id not in {c.id for c in context.chunks}:
+            # Retrieval does not find the card it was made from: no evidence of what an
+            # answerable question scores, so it does not constrain the fit.
+            by_kind["unretrieved"].append(measure(probe.question, context, used))
+            continue
         by_kind[probe.kind].append(measure(probe.question, context, used))
     answerable = by_kind["answerable"]
     unanswerable = by_kind["off_domain"] + by_kind["near_miss"]
-    fitted = fit(answerable, unanswerable)
+    fitted = fit(
+        answerable, unanswerable, wording_gap=WORDING_GAP, max_key_coverage=MAX_KEY_COVERAGE
+    )
     thresholds, guard = fitted.thresholds, None
     if len(sampled) < SMALL_KB_CARDS:
         thresholds = guard_small_kb(fitted, answerable)

@@ -30,6 +30,11 @@ from citewall.text.terms import STOPWORDS, WORD, content_terms, stem
 
 #: Retrieved cards (best first) whose words count towards coverage.
 COVERAGE_CARDS = 3
+#: Stems of words that phrase a question rather than name its subject ("can you tell me",
+#: "I need to know"): never key terms.
+PHRASING = frozenset(
+    {"know", "tell", "true", "need", "want", "pleas", "help", "like", "way", "also", "possibl"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,8 @@ def key_terms(query: str, vocabulary: Vocabulary = NO_VOCABULARY) -> set[str]:
         if word in STOPWORDS:
             continue
         term = stem(word)
+        if term in PHRASING:
+            continue
         named = i > 0 and token[0].isupper()
         if any(ch.isdigit() for ch in token) or named or term not in vocabulary.common:
             found.add(term)

@@ -48,7 +48,7 @@ _MARKUP = re.compile(r"[*_`>#|\[\]]|\(https?://[^)]*\)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _TITLE_TEMPLATES = (
     "What should I know about {}?",
-    "How does {} work?",
+    "What about {}?",
     "Can you tell me about {}?",
 )
 
@@ -64,10 +64,12 @@ class CardText:
 
 @dataclass(frozen=True, slots=True)
 class Probe:
-    """One probe question and what it is: ``answerable``, ``off_domain`` or ``near_miss``."""
+    """One probe question and what it is: ``answerable`` (made from card ``card_id``),
+    ``off_domain`` or ``near_miss``."""
 
     question: str
     kind: str
+    card_id: str | None = None
 
 
 @cache
@@ -132,7 +134,7 @@ def pseudo_questions(card: CardText) -> list[str]:
     """
     out: list[str] = []
     title = _plain(card.title).rstrip("?.! ")
-    if title:
+    if content_terms(title):  # "About us", "FAQ": a title that names no subject asks nothing
         template = _TITLE_TEMPLATES[zlib.crc32(card.card_id.encode()) % len(_TITLE_TEMPLATES)]
         asked = card.title.rstrip().endswith("?")
         out.append(f"{title}?" if asked else template.format(_lower_first(title)))
@@ -183,7 +185,7 @@ def probes_for(
     out: list[Probe] = []
     for card in cards:
         questions = pseudo_questions(card)
-        out.extend(Probe(q, "answerable") for q in questions)
+        out.extend(Probe(q, "answerable", card.card_id) for q in questions)
         if questions and (miss := near_miss(questions[0], used, kb_terms)) is not None:
             out.append(Probe(miss, "near_miss"))
     out.extend(Probe(q, "off_domain") for q in off_domain_questions())
