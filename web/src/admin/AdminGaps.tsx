@@ -17,6 +17,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { AbstentionCalibration } from "./AbstentionCalibration";
 import { ScrollBox } from "./ScrollBox";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
@@ -73,6 +74,7 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
         Questions the knowledge base could not answer, or answered with low support, grouped by
         similar question: the articles to write next.
       </p>
+      <AbstentionCalibration client={props.client} />
       <div className="filters">
         <label htmlFor="gaps-period">Period</label>
         <select
