@@ -15,8 +15,9 @@ Three signals, all cheap (no model call; the dense scores come with retrieval):
   score of the shipping card is high. A question with no key term has key coverage 1.0.
 
 The question is answerable when every signal reaches its threshold. The thresholds are fitted
-on each knowledge base at ingest (``retrieval.calibration``); the settings' thresholds apply
-when no calibration is stored, or win when an operator sets them. Reranker logits are not
+on each knowledge base at ingest (``retrieval.calibration``, whose docstring gives each
+signal's measured AUC); the settings' thresholds apply when no calibration is stored, or win
+when an operator sets them. Reranker logits are not
 used: the only cross-encoder available offline has an untrained head.
 """
 

@@ -17,10 +17,14 @@ unanswerable) go through the real retriever; ``fit`` then places the thresholds 
 
 Both thresholds are plain numbers an operator can read on ``/readyz``; no weights.
 
-Which signals separate (the demo's dev split: 91 answerable and 36 unanswerable questions,
-``citewall eval`` reports ``dev_signal_auc``): dense AUC 0.78, coverage of all terms in the top
-three cards 0.64, key-term coverage in the best card 0.69; the pair dense + key coverage is
-what refuses the near misses dense alone answers ("Do you ship to Germany?").
+Which signals separate (AUC, answerable vs unanswerable, measured by
+``benchmarks/abstention.py``): on the demo's dev split (91 answerable, 36 unanswerable) dense
+0.78, coverage of all terms in the top three cards 0.64, key-term coverage in the best card
+0.62; on Zulip's dev split 0.52 / 0.65 / 0.67. Dense is the best single signal on the demo; key
+coverage separates the KB's own probes almost perfectly (near misses name a term the KB never
+uses) but members' questions far less, since they word things unlike the card. So the fit
+combines the two, with the key threshold capped (``MAX_KEY_COVERAGE``); on the demo, Zulip and
+FastAPI sets it chooses 0 for it, and dense decides.
 
 Small KBs: with fewer than ``SMALL_KB_CARDS`` cards, a handful of pseudo-questions cannot say
 how far below them members' own wording scores, and one refused pseudo-question is already
