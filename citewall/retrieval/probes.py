@@ -3,10 +3,11 @@
 - **Answerable pseudo-questions**, made from each card: its title, its first headings and its
   first sentence, each turned into a question ("What should I know about Shipping?", "Is it
   true that we ship to the United States and Canada?"). They are worded close to the card, so
-  they score higher than members' own questions; the fit accounts for that (its target).
-- **Off-domain probes**: a fixed set shipped with citewall (``data/off_domain_questions.txt``,
-  about a hundred customer-style questions on weather, cooking, travel, other products...),
-  which no help center answers.
+  they score higher than members' own questions; the fit accounts for that
+  (``calibration.WORDING_GAP``).
+- **Off-domain probes**: a fixed set shipped with citewall
+  (``citewall/retrieval/data/off_domain_questions.txt``: about a hundred customer-style
+  questions on weather, cooking, travel, other products...), which no help center answers.
 - **Near-miss probes**: a pseudo-question with its most specific key term swapped for a term
   the KB never uses ("Do you ship to Germany?" on a KB that ships to the US and Canada): on
   topic, dense-similar, and still unanswerable.
