@@ -189,8 +189,20 @@ class Settings(BaseSettings):
     )
     # Tuned on kb/eval/{questions,unanswerable}.dev.jsonl (`citewall eval` reports the dev tuning)
     # (docs/evaluation.md).
+    # Applied when no calibration is stored; set explicitly, they override the calibration.
     abstain_min_dense: float = Field(default=0.43, ge=-1.0, le=1.0)
     abstain_min_coverage: float = Field(default=0.0, ge=0.0, le=1.0)
+    calibration: bool = Field(
+        default=True,
+        description="Fit the abstention thresholds on the KB at every ingest that changes it "
+        "(retrieval.calibration); false: the abstain_* settings apply.",
+    )
+    calibration_max_cards: int = Field(
+        default=200,
+        ge=1,
+        description="Cards sampled (deterministically) for the calibration's pseudo-questions "
+        "and near misses: bounds its cost on a large KB.",
+    )
     knowledge_gap_support: float = Field(
         default=0.5,
         ge=-1.0,
@@ -596,6 +608,17 @@ class Settings(BaseSettings):
     @property
     def bm25_dir(self) -> Path:
         return self.data_dir / "bm25"
+
+    @property
+    def calibration_dir(self) -> Path:
+        """The abstention calibration fitted at ingest (``retrieval.calibrated``)."""
+        return self.data_dir / "calibration"
+
+    @property
+    def abstain_override(self) -> bool:
+        """Whether the operator set an abstention threshold explicitly (it then wins over the
+        calibration)."""
+        return bool({"abstain_min_dense", "abstain_min_coverage"} & self.model_fields_set)
 
     @property
     def sentences_dir(self) -> Path:

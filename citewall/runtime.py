@@ -20,9 +20,9 @@ from citewall.config import Settings
 from citewall.generation.factory import build_condenser, build_generator
 from citewall.generation.followup import Condenser
 from citewall.generation.protocols import Generator
-from citewall.retrieval.answerability import Thresholds
+from citewall.retrieval.answerability import Decider, Thresholds
 from citewall.retrieval.embedder import load_embedder
-from citewall.retrieval.factory import build_retriever, kb_embedder
+from citewall.retrieval.factory import build_decider, build_retriever, kb_embedder
 from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.storage import db, schema
@@ -42,8 +42,8 @@ class Runtime:
     retriever: Retriever
     generator: Generator
     condenser: Condenser
-    #: Answerability thresholds; None when abstention is off.
-    thresholds: Thresholds | None
+    #: The abstention decision (calibrated per KB, ``retrieval.calibrated``); None when off.
+    thresholds: Decider | None
     #: The current time (UTC): stamps stored turns, drives the exposure budget's window and the
     #: rate limit. Injectable, so an evaluation can simulate days in seconds.
     clock: Callable[[], datetime] = field(default=utcnow)
@@ -75,7 +75,7 @@ class Runtime:
             retriever=build_retriever(settings, embedder=embedder, artifacts=artifacts),
             generator=generator,
             condenser=build_condenser(settings, generator),
-            thresholds=thresholds_from(settings),
+            thresholds=build_decider(settings, artifacts),
             staff_vocabulary=StaffVocabularySource(session_factory),
         )
 
@@ -88,9 +88,14 @@ class Runtime:
                 "embedder": {"runtime": self.embedder.runtime},
                 "shared_kb": self.settings.shared_kb,
                 "sentence_vectors": self.embedder.status(),
+                "answerability": self.answerability_status(),
             }
         except Exception as exc:  # a broken status call must not break /readyz itself
             return {"error": type(exc).__name__}
+
+    def answerability_status(self) -> dict[str, Any]:
+        """The abstention decision in use (thresholds, their source, the stored calibration)."""
+        return self.thresholds.status() if self.thresholds is not None else {"source": "off"}
 
     def close(self) -> None:
         """Release the database pool (models are freed with the process)."""
@@ -98,7 +103,8 @@ class Runtime:
 
 
 def thresholds_from(settings: Settings) -> Thresholds | None:
-    """The answerability thresholds the settings ask for (None: abstention off)."""
+    """The fixed answerability thresholds of the settings, without calibration (None:
+    abstention off): what evaluation compares the calibrated decision with."""
     if not settings.abstention:
         return None
     return Thresholds(

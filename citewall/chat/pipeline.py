@@ -49,7 +49,7 @@ from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
-from citewall.retrieval.answerability import Signals, Thresholds, measure
+from citewall.retrieval.answerability import Decider, Signals, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedContext
 from citewall.storage.exposure import ExposureRecord
@@ -69,7 +69,8 @@ class AnswerPolicy:
     the runtime). ``thresholds=None`` answers whenever something was retrieved."""
 
     condenser: Condenser = field(default_factory=RuleCondenser)
-    thresholds: Thresholds | None = None
+    #: The abstention decision (fixed ``Thresholds`` or the KB's calibration).
+    thresholds: Decider | None = None
     #: The verbatim cap on internal text (None: no cap).
     cap: VerbatimCap | None = None
     #: Consecutive words shared with an internal card that count as copying it (exposure).
@@ -246,7 +247,8 @@ def stream_answer(
     timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
     timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
     t_judge = time.perf_counter()
-    signals = measure(condensed.query, context) if context.chunks else None
+    judge = policy.thresholds.measure if policy.thresholds is not None else measure
+    signals = judge(condensed.query, context) if context.chunks else None
     answerable = signals is not None and (
         policy.thresholds is None or policy.thresholds.answerable(signals)
     )

@@ -21,6 +21,9 @@ from citewall.evals.quality.abstention import (
 from citewall.evals.questions import Question, labelled_split
 from citewall.evals.retrieval.followups import load_followups, score_followups
 from citewall.evals.workspace import EvalWorkspace
+from citewall.retrieval.answerability import Decider
+from citewall.retrieval.types import RetrievedContext
+from citewall.runtime import thresholds_from
 
 #: Messages that ask nothing: each must get a short reply, no sources, ``not_found``.
 SMALL_TALK = ("hi", "Hello!", "thanks", "thank you so much", "ok bye", "good morning")
@@ -37,7 +40,40 @@ def tune_on_dev(ws: EvalWorkspace, dataset: Dataset = DEMO) -> dict[str, Any]:
     tuned = tune(answerable, unanswerable).as_dict()
     s = ws.settings
     tuned["configured"] = {"min_dense": s.abstain_min_dense, "min_coverage": s.abstain_min_coverage}
+    decider = ws.runtime.thresholds
+    tuned["in_use"] = decider.status() if decider is not None else {"source": "off"}
     return tuned
+
+
+def compare_decisions(
+    ws: EvalWorkspace, answerable: Sequence[str], unanswerable: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
+    """Before/after on the split: the answerability decision with the fixed thresholds of the
+    settings and with the KB's calibration (the runtime's), on the same retrieved contexts.
+
+    ``unanswerable`` holds (kind, question). The decision alone: an answer can still become
+    ``not_found`` later when nothing in the context supports it."""
+    retriever = ws.runtime.retriever
+    contexts = [retriever.retrieve(q) for q in answerable]
+    u_contexts = [retriever.retrieve(q) for _, q in unanswerable]
+    out: dict[str, Any] = {}
+    deciders: dict[str, Decider | None] = {
+        "fixed": thresholds_from(ws.settings),
+        "calibrated": ws.runtime.thresholds,
+    }
+    for name, decider in deciders.items():
+        if decider is None:
+            continue
+
+        def status(question: str, context: RetrievedContext, decide: Decider = decider) -> str:
+            ok = decide.answerable(decide.measure(question, context))
+            return "answered" if ok else "not_found"
+
+        out[name] = abstention(
+            [(kind, status(q, c)) for (kind, q), c in zip(unanswerable, u_contexts, strict=True)],
+            [status(q, c) for q, c in zip(answerable, contexts, strict=True)],
+        ).as_dict()
+    return out
 
 
 def _statuses(answers: Sequence[MemberAnswer]) -> list[str]:
@@ -82,6 +118,11 @@ def measure_answering(
         list(zip(kinds, statuses, strict=True)), answered_statuses
     ).as_dict()
     out["abstention_control"] = abstention(list(zip(kinds, control, strict=True)), []).as_dict()
+    out["abstention_decision"] = compare_decisions(
+        ws,
+        [a.question for a in answerable],
+        [(u.kind, u.question) for u in unanswerable],
+    )
     out["small_talk"] = {
         "messages": len(small),
         "not_found_without_sources": sum(

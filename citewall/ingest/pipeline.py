@@ -10,7 +10,8 @@ Order of writes, so an interrupted ingest leaves a usable previous state:
 1. embed + upsert new/changed chunks into Chroma, batch by batch (upsert is idempotent);
 2. delete stale chunks (removed cards, chunks a shorter new version no longer has);
 3. rebuild BM25 and the sentence vectors (``ingest.sentences``) from Chroma's chunks and
-   publish each atomically; on shared services (``Settings.shared_kb``) also push each new
+   publish each atomically, then refit the abstention calibration on the new KB version
+   (``ingest.calibrate``); on shared services (``Settings.shared_kb``) also push each new
    version to the database, where every replica picks it up;
 4. commit the cards table (hashes + ingest version) last.
 A crash before 4 leaves the old hashes in the cards table, so the next run redoes the work.
@@ -32,6 +33,7 @@ from tqdm import tqdm
 
 from citewall.config import Settings
 from citewall.errors import IngestError
+from citewall.ingest.calibrate import calibrate, calibration_stale
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.sentences import rebuild_sentence_vectors, sentences_in_sync
@@ -69,9 +71,13 @@ class IngestReport:
     ingest_version: int | None = None
     #: On shared services: the artifact versions every replica now loads (name -> version).
     shared_versions: dict[str, str] = field(default_factory=dict)
+    #: The abstention thresholds fitted by this run (None: the KB did not change).
+    calibration: str | None = None
 
     def summary(self) -> str:
         shared = "".join(f"; replicas load {n} {v}" for n, v in self.shared_versions.items())
+        if self.calibration:
+            shared = f"; abstention calibrated: {self.calibration}{shared}"
         return (
             f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
             f"deleted {self.deleted}, refused {self.refused} "
@@ -171,6 +177,7 @@ def ingest_cards(
         shared = DatabaseArtifactStore(session_factory)
         pull(shared, "bm25", settings.bm25_dir)
         pull(shared, "sentences", settings.sentences_dir)
+        pull(shared, "calibration", settings.calibration_dir)
     with session_factory() as session:
         db_hashes: dict[str, str] = dict(card_store.card_hashes(session))
     indexed = index.parent_hashes()
@@ -212,8 +219,22 @@ def ingest_cards(
         lexical=moved or not _lexical_in_sync(settings, index.count()),
         sentences=moved or not sentences_in_sync(settings.sentences_dir, embedder),
     )
+    if settings.calibration and (moved or calibration_stale(settings)):
+        t0 = time.perf_counter()
+        fitted = calibrate(settings, index, embedder, index.all_chunks()[0])
+        if fitted is not None:
+            t = fitted.thresholds
+            report.calibration = (
+                f"min_dense {t.min_dense:.3f}, min_key_coverage {t.min_key_coverage:.2f} "
+                f"({sum(fitted.probes.values())} probes, {time.perf_counter() - t0:.1f} s)"
+            )
     if shared is not None:
-        for name, directory in (("bm25", settings.bm25_dir), ("sentences", settings.sentences_dir)):
+        artifacts = (
+            ("bm25", settings.bm25_dir),
+            ("sentences", settings.sentences_dir),
+            ("calibration", settings.calibration_dir),
+        )
+        for name, directory in artifacts:
             pushed = push(shared, name, directory)
             if pushed is not None:
                 report.shared_versions[name] = pushed

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from citewall.config import Settings
+from citewall.retrieval.answerability import Thresholds
+from citewall.retrieval.calibrated import CalibratedDecider, load_calibration
+from citewall.retrieval.calibration import Calibration
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.retrieval.lexical_index import load_bm25
@@ -107,4 +110,30 @@ def build_retriever(
         lexical=live_artifact("bm25", settings.bm25_dir, load_bm25, artifacts),
         reranker=reranker,
         reranker_status=reranker_status,
+    )
+
+
+def build_decider(
+    settings: Settings, artifacts: ArtifactStore | None = None
+) -> CalibratedDecider | None:
+    """The abstention decision (None: abstention off): the calibration ingest stored (shared
+    through ``artifacts`` when given), the operator's thresholds when set explicitly, else
+    the settings' defaults (``retrieval.calibrated``)."""
+    if not settings.abstention:
+        return None
+    configured = Thresholds(
+        min_dense=settings.abstain_min_dense, min_coverage=settings.abstain_min_coverage
+    )
+    live: ReloadingArtifact[Calibration] | None = None
+    if settings.calibration:
+        live = live_artifact(
+            "calibration",
+            settings.calibration_dir,
+            load_calibration,
+            artifacts,
+            name="abstention calibration",
+            fallback="the configured thresholds apply",
+        )
+    return CalibratedDecider(
+        live, default=configured, override=configured if settings.abstain_override else None
     )

@@ -170,14 +170,19 @@ class HybridRetriever:
         )
 
     # -- the composed path ---------------------------------------------------------------------
-    def retrieve(self, question: str, k: int | None = None) -> RetrievedContext:
-        """The top ``k`` (default ``context_k``) cards for ``question``, best first."""
+    def retrieve(
+        self, question: str, k: int | None = None, *, vector: Vector | None = None
+    ) -> RetrievedContext:
+        """The top ``k`` (default ``context_k``) cards for ``question``, best first.
+
+        ``vector``: the question's embedding when the caller embedded it already (calibration
+        embeds its probes in one batch)."""
         s = self.settings
         k = k or s.context_k
         ctx = RetrievedContext()
         timer = StageTimer()
         with timer.stage("embed"):
-            qvec = self.embed(question)
+            qvec = self.embed(question) if vector is None else vector
         with timer.stage("dense"):
             dense_hits = self.dense(qvec)
         if dense_hits:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
+from citewall.api.abstention_schemas import AbstentionPublic, abstention_public
 from citewall.api.analytics_schemas import (
     EntryPerformanceRow,
     ExposureBudget,
@@ -294,6 +295,13 @@ def _gap_groups(
         )
         for g in gaps.group_questions(questions, period=period)[:limit]
     ]
+
+
+@router.get("/abstention", response_model=AbstentionPublic)
+def abstention(runtime: RuntimeDep, admin: AdminUser) -> Any:
+    """The abstention thresholds in use, where they come from (fitted on this KB at ingest, or
+    set by the operator), and how the stored calibration did on its probes."""
+    return abstention_public(runtime.thresholds)
 
 
 def _budget(settings: Settings) -> ExposureBudget:

@@ -39,7 +39,9 @@ def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
 
     For an admin (the proxy's assertion when the admin proxy is configured, else an admin
     bearer token) the answer adds ``checks``: database, vector store, lexical
-    index and reranker state, and the rate limit (shared in Redis or per process; Redis down
+    index and reranker state, the abstention decision in use (``retrieval.answerability``:
+    its thresholds, whether they are the KB's calibration or an operator's override, and the
+    stored fit), and the rate limit (shared in Redis or per process; Redis down
     makes the server unready only when the limit fails closed). The lexical index and the
     reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the
     database and the vector store are required.

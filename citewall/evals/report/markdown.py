@@ -367,8 +367,30 @@ def _answering(answering: dict[str, Any]) -> list[str]:
                 ],
             ],
         )
+        decisions = answering.get("abstention_decision") or {}
+        if decisions:
+            out += [
+                "",
+                "The answerability decision alone, before (the settings' fixed thresholds) and "
+                "after (the calibration fitted on the KB at ingest), on the same contexts:",
+                "",
+            ]
+            out += table(
+                ["decision", "not_found recall", "by kind", "answered rate"],
+                [
+                    [
+                        name,
+                        f"{d['not_found_recall']:.3f} of {d['unanswerable']}",
+                        d["not_found_recall_by_kind"],
+                        f"{d['answered_rate']:.3f} of {d['answerable']}",
+                    ]
+                    for name, d in decisions.items()
+                ],
+            )
+        in_use = tuned.get("in_use") or {}
         out += [
             "",
+            f"Decision in use: {in_use.get('source')}, thresholds {in_use.get('thresholds')}.",
             f"Tuned on dev: min_dense {tuned.get('min_dense')}, min_coverage "
             f"{tuned.get('min_coverage')} (dev not_found recall {tuned.get('dev_not_found_recall')}"
             f" at answered rate {tuned.get('dev_answered_rate')}); configured "

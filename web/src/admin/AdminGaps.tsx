@@ -19,6 +19,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { AbstentionCalibration } from "./AbstentionCalibration";
 import { ScrollBox } from "./ScrollBox";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
@@ -87,6 +88,7 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
         Questions the knowledge base does not cover, and covered questions that were answered badly,
         each grouped by similar question.
       </p>
+      <AbstentionCalibration client={props.client} />
       <div className="filters">
         <label htmlFor="gaps-period">Period</label>
         <select

@@ -7,6 +7,7 @@
  */
 import { SseParser } from "./sse";
 import type {
+  AbstentionPublic,
   AdminConversation,
   AdminConversationSummary,
   Card,
@@ -342,6 +343,11 @@ export class ApiClient {
     return this.request<RetrievalEvent[]>(
       `/admin/analytics/retrieval-events${query({ ...filter })}`,
     );
+  }
+
+  /** The abstention thresholds in use and the calibration fitted on the KB at ingest. */
+  abstention(): Promise<AbstentionPublic> {
+    return this.request<AbstentionPublic>("/admin/abstention");
   }
 
   knowledgeGaps(filter: KnowledgeGapFilter): Promise<KnowledgeGapReport> {

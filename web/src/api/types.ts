@@ -446,6 +446,27 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/abstention": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Abstention
+     * @description The abstention thresholds in use, where they come from (fitted on this KB at ingest, or
+     *     set by the operator), and how the stored calibration did on its probes.
+     */
+    get: operations["abstention_api_v1_admin_abstention_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/admin/analytics/exposure": {
     parameters: {
       query?: never;
@@ -521,7 +542,9 @@ export interface paths {
      *
      *     For an admin (the proxy's assertion when the admin proxy is configured, else an admin
      *     bearer token) the answer adds ``checks``: database, vector store, lexical
-     *     index and reranker state, and the rate limit (shared in Redis or per process; Redis down
+     *     index and reranker state, the abstention decision in use (``retrieval.answerability``:
+     *     its thresholds, whether they are the KB's calibration or an operator's override, and the
+     *     stored fit), and the rate limit (shared in Redis or per process; Redis down
      *     makes the server unready only when the limit fails closed). The lexical index and the
      *     reranker are optional (retrieval degrades to dense_only / rrf_only and says so); the
      *     database and the vector store are required.
@@ -559,6 +582,65 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /**
+     * AbstentionCalibration
+     * @description The fit stored with the KB version: when, on what, and how it did on its probes.
+     */
+    AbstentionCalibration: {
+      thresholds: components["schemas"]["AbstentionThresholds"];
+      /** Fitted At */
+      fitted_at: string;
+      /** Kb Version */
+      kb_version: string | null;
+      /** Kb Cards */
+      kb_cards: number;
+      /** Sampled Cards */
+      sampled_cards: number;
+      /** Probes */
+      probes: {
+        [key: string]: number;
+      };
+      /** Answered Rate */
+      answered_rate: number;
+      /** Refusal Rate */
+      refusal_rate: number;
+      /** Refusal By Kind */
+      refusal_by_kind: {
+        [key: string]: number;
+      };
+      /** Signal Auc */
+      signal_auc: {
+        [key: string]: number;
+      };
+      /** Guard */
+      guard: string | null;
+      /** Common Terms */
+      common_terms: number;
+    };
+    /**
+     * AbstentionPublic
+     * @description The thresholds in use and where they come from: ``override`` (set by the operator, they
+     *     win), ``calibrated`` (fitted on the KB), ``default`` (no calibration stored), ``fixed``
+     *     (given without calibration) or ``off`` (abstention disabled).
+     */
+    AbstentionPublic: {
+      /**
+       * Source
+       * @enum {string}
+       */
+      source: "override" | "calibrated" | "default" | "fixed" | "off";
+      thresholds: components["schemas"]["AbstentionThresholds"] | null;
+      calibration: components["schemas"]["AbstentionCalibration"] | null;
+    };
+    /** AbstentionThresholds */
+    AbstentionThresholds: {
+      /** Min Dense */
+      min_dense: number;
+      /** Min Coverage */
+      min_coverage: number;
+      /** Min Key Coverage */
+      min_key_coverage: number;
+    };
     /** AdminCard */
     AdminCard: {
       /** Id */
@@ -1442,6 +1524,9 @@ export interface components {
   headers: never;
   pathItems: never;
 }
+export type AbstentionCalibration = components["schemas"]["AbstentionCalibration"];
+export type AbstentionPublic = components["schemas"]["AbstentionPublic"];
+export type AbstentionThresholds = components["schemas"]["AbstentionThresholds"];
 export type AdminCard = components["schemas"]["AdminCard"];
 export type AdminCardPage = components["schemas"]["AdminCardPage"];
 export type AdminConversation = components["schemas"]["AdminConversation"];
@@ -3249,6 +3334,71 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  abstention_api_v1_admin_abstention_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AbstentionPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
         };
       };
       /** @description Over the per-member rate limit; see Retry-After. */
