@@ -287,6 +287,7 @@ def test_typed_analytics_in_the_openapi(env_both: ApiEnv) -> None:
         "answered",
         "not_found",
         "stopped",
+        "other_language",
     ]
 
 

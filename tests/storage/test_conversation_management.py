@@ -11,6 +11,7 @@ from builders import add_conversation
 from sqlalchemy.orm import Session
 
 from citewall.errors import ConflictError, NotFoundError, StorageError, UserError
+from citewall.retrieval.covered import GapRule
 from citewall.storage.conversations import (
     get_conversation,
     hide_conversation,
@@ -197,5 +198,6 @@ def test_reports_find_the_question_of_a_regenerated_answer(session: Session, ali
     assert latest is not None
     turn(session, cid, answer_status="not_found", support=0.2, regenerated_from=latest.id)
     since = datetime.now(UTC) - timedelta(hours=1)
-    asked = {(q.question, q.support) for q in gap_questions(session, low_support=0.5, since=since)}
+    found = gap_questions(session, rule=GapRule(min_coverage=0.5, low_support=0.5), since=since)
+    asked = {(q.question, q.support) for q in found["gap"]}
     assert asked == {("what about pallets?", 0.1), ("what about pallets?", 0.2)}

@@ -81,7 +81,7 @@ def fact_controls(
         return {"own_gold_text": 0.0, "other_gold_text": 0.0}
 
     def text(fact: InternalFact) -> str:
-        return " ".join(cards[g].body for g in sorted(fact.gold) if g in cards)
+        return " ".join(cards[g].all_text for g in sorted(fact.gold) if g in cards)
 
     shift = max(1, len(facts) // 2)
     own = sum(judge.stated(f.nugget, text(f)) for f in facts)

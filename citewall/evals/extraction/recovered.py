@@ -1,14 +1,15 @@
-"""How much internal text an attacker's transcript repeats verbatim.
+"""How much internal text an attacker's transcript repeats verbatim. The internal sentences are the
+counted sentences (``citations.verbatim.card_sentences``) of every internal card (no URL) of the
+KB file, staff notes and member-facing reply, each distinct sentence once. Answers quote only
+replies, so what the staff notes alone hold never counts as recovered; the replies are what a
+crawl of answers can gather, and what the budget limits. A sentence that an external card also
+states word for word is public already (the demo playbooks quote help centre lines) and is left
+out: reading it in an answer reveals nothing, and counting it would give a transcript of public
+pages a score. A sentence is recovered when the member-visible prose of some answer contains all
+its words consecutively (the production ``verbatim.repeated_sentences``, the rule the server's
+own exposure accounting uses).
 
-The internal sentences are the counted sentences (``citations.verbatim.card_sentences``) of
-every internal card (no URL) of the KB file, each distinct sentence once. A sentence that an
-external card also states word for word is public already (the demo playbooks quote help
-centre lines) and is left out: reading it in an answer reveals nothing, and counting it would
-give a transcript of public pages a score. A sentence is recovered when the member-visible
-prose of some answer contains all its words consecutively (the production
-``verbatim.repeated_sentences``, the rule the server's own exposure accounting uses).
-
-Controls (``controls``): a transcript of every internal card body must score 1.0, one of
+Controls (``controls``): a transcript of every internal card (body and reply) must score 1.0, one of
 every external card body exactly 0. (Counted with the public copies, as ``internal_text(cards,
 keep_public=True)`` does for comparison, the external bodies would score the public share.)
 """
@@ -52,7 +53,7 @@ def internal_text(cards: Sequence[KbCard], *, keep_public: bool = False) -> Inte
     for card in cards:
         if card.is_external:
             continue
-        for sentence in card_sentences(card.body):
+        for sentence in card_sentences(card.all_text):
             if not sentence:
                 continue
             counted += 1
@@ -93,7 +94,7 @@ def controls(text: InternalText, cards: Sequence[KbCard]) -> dict[str, float]:
     (positive control, 1.0) and every external card body (negative control, 0.0)."""
     return {
         "all_internal_bodies": recovered_fraction(
-            text, (c.body for c in cards if not c.is_external)
+            text, (c.all_text for c in cards if not c.is_external)
         ),
         "all_external_bodies": recovered_fraction(text, (c.body for c in cards if c.is_external)),
     }

@@ -36,15 +36,22 @@ class KbCard:
     body: str
     url: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: An internal card's member-facing part: what answers quote of it.
+    reply: str | None = None
 
     @property
     def is_external(self) -> bool:
         return bool(self.url) and url_problem(self.url) is None
 
     @property
+    def all_text(self) -> str:
+        """The body, then the reply when there is one."""
+        return f"{self.body}\n\n{self.reply}" if self.reply else self.body
+
+    @property
     def text(self) -> str:
-        """What the support judge reads: the title and the body."""
-        return f"{self.title}. {self.body}"
+        """What the support judge reads: the title, the body and the reply."""
+        return f"{self.title}. {self.all_text}"
 
 
 def load_cards(paths: Iterable[Path]) -> list[KbCard]:
@@ -59,6 +66,7 @@ def _card(row: dict[str, Any]) -> KbCard:
         body=str(row["body"]),
         url=row.get("url") or None,
         metadata=dict(row.get("metadata") or {}),
+        reply=row.get("reply") or None,
     )
 
 
