@@ -156,6 +156,9 @@ class ChatResponsePublic(_Public):
     """A member's answer: prose only (no markers), external sources only."""
 
     conversation_id: str
+    #: The conversation's title after this turn: its first question's words, or the neutral
+    #: title while it has held small talk only.
+    title: str
     message_id: str
     answer: str
     #: ``answered``: from the knowledge base, with its sources; ``not_found``: one honest
@@ -225,6 +228,9 @@ class SearchResponsePublic(_Public):
 class MePublic(_Public):
     name: str
     role: Literal["member", "admin"]
+    session: bool = Field(
+        description="The bearer token is a session (sign-out revokes it), not an API token."
+    )
 
 
 class AuthConfigPublic(_Public):

@@ -221,6 +221,7 @@ export interface paths {
      * Me
      * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
      *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
+     *     ``session`` says whether the bearer token is a session, which sign-out revokes.
      */
     get: operations["me_api_v1_me_get"];
     put?: never;
@@ -781,6 +782,8 @@ export interface components {
     ChatResponsePublic: {
       /** Conversation Id */
       conversation_id: string;
+      /** Title */
+      title: string;
       /** Message Id */
       message_id: string;
       /** Answer */
@@ -1149,6 +1152,11 @@ export interface components {
        * @enum {string}
        */
       role: "member" | "admin";
+      /**
+       * Session
+       * @description The bearer token is a session (sign-out revokes it), not an API token.
+       */
+      session: boolean;
     };
     /** MemberExposureReport */
     MemberExposureReport: {
