@@ -236,9 +236,7 @@ def test_rename_delete_and_search_conversations(
     # -- search: on titles, and on the member's questions (the old title was the question) ----
     search = page.get_by_role("searchbox", name="Search conversations")
     search.fill("customs")
-    expect(titles_listed(page)).to_have_text(
-        ["Customs forms for Canada"]
-    )
+    expect(titles_listed(page)).to_have_text(["Customs forms for Canada"])
     expect(page.get_by_role("status").filter(has_text="match")).to_have_text(
         "1 conversation matches."
     )
@@ -266,9 +264,7 @@ def test_rename_delete_and_search_conversations(
     toggle.click()
     row(page, "Customs forms for Canada").get_by_role("button", name="Delete").click()
     confirm.get_by_role("button", name="Delete").click()
-    expect(titles_listed(page)).to_have_text(
-        ["Printer trouble", "Damaged parcel refund"]
-    )
+    expect(titles_listed(page)).to_have_text(["Printer trouble", "Damaged parcel refund"])
     assert customs not in server_titles()
     gone = httpx.get(
         f"{shell_server.base_url}/api/v1/conversations/{customs}",

@@ -120,9 +120,7 @@ class BrowserTraps:
         page.on(
             "response",
             lambda r: (
-                self.failed_requests.append(
-                    f"{r.request.method} {urlsplit(r.url).path} {r.status}"
-                )
+                self.failed_requests.append(f"{r.request.method} {urlsplit(r.url).path} {r.status}")
                 if r.status >= 400
                 else None
             ),
