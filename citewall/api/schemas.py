@@ -318,6 +318,11 @@ class AdminConversationSummary(BaseModel):
     message_count: int
     #: When its member deleted it (hidden from them; kept for admins), None when shown.
     hidden_at: datetime | None
+    #: Its answers that said the knowledge base does not answer the question.
+    not_found_answers: int
+    #: Its answers the member rated "Helpful" and "Not helpful".
+    rated_up: int
+    rated_down: int
 
 
 class AdminConversation(BaseModel):

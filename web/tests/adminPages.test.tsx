@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AdminAnalytics } from "../src/admin/AdminAnalytics";
 import { CardDetail, cardPath } from "../src/admin/AdminCard";
 import { CardsTable, noCardsText } from "../src/admin/AdminCards";
-import { AdminTurn } from "../src/admin/AdminConversationView";
+import { AdminTurn, MARKERS_EXPLAINED } from "../src/admin/AdminConversationView";
 import { ConversationsTable, NO_CONVERSATIONS } from "../src/admin/AdminConversations";
 import {
   FeedbackReportView,
@@ -47,6 +47,9 @@ function summary(change: Partial<AdminConversationSummary> = {}): AdminConversat
     message_count: 2,
     user_name: "mia",
     hidden_at: null,
+    not_found_answers: 0,
+    rated_up: 0,
+    rated_down: 0,
     ...change,
   };
 }
@@ -115,6 +118,27 @@ describe("users are shown by name", () => {
 });
 
 describe("what members did, as the admin sees it", () => {
+  it("shows each conversation's status and rating, and filters to the ones worth a look", () => {
+    const items = [
+      summary({ id: "ok", title: "Fine one", rated_up: 1 }),
+      summary({ id: "nf", title: "Missed one", not_found_answers: 2 }),
+      summary({ id: "down", title: "Disliked one", rated_down: 1, rated_up: 1 }),
+    ];
+    const all = html(<ConversationsTable items={items} />);
+    expect(all).toContain('<td data-testid="conversation-status">answered</td>');
+    expect(all).toContain('<td data-testid="conversation-status">2 not found</td>');
+    expect(all).toContain('<td data-testid="conversation-rating">1 helpful, 1 not helpful</td>');
+    expect(all).toContain('<td data-testid="conversation-rating">—</td>');
+    const missed = html(<ConversationsTable items={items} filter="not-found" />);
+    expect(missed).toContain("Missed one");
+    expect(missed).not.toContain("Fine one");
+    const down = html(<ConversationsTable items={items} filter="rated-down" />);
+    expect(down).toContain("Disliked one");
+    expect(down).not.toContain("Missed one");
+    const none = html(<ConversationsTable items={[items[0]!]} filter="rated-down" />);
+    expect(none).toContain("No conversations match this filter.");
+  });
+
   it("marks a conversation its member deleted", () => {
     const markup = html(
       <ConversationsTable items={[summary({ hidden_at: "2026-11-30T13:00:00Z" })]} />,
@@ -149,6 +173,9 @@ describe("what members did, as the admin sees it", () => {
     expect(markup).toContain("rated unhelpful");
     expect(markup).toContain("Wrong &lt;i&gt;carrier&lt;/i&gt;");
     expect(markup).toContain('data-testid="answer-regenerated"');
+    // The stored answer keeps its [n] markers for admins, with a line saying what they are.
+    expect(markup).toContain("[1]");
+    expect(markup).toContain(MARKERS_EXPLAINED);
   });
 });
 

@@ -644,6 +644,12 @@ export interface components {
       message_count: number;
       /** Hidden At */
       hidden_at: string | null;
+      /** Not Found Answers */
+      not_found_answers: number;
+      /** Rated Up */
+      rated_up: number;
+      /** Rated Down */
+      rated_down: number;
     };
     /**
      * AdminFeedback
