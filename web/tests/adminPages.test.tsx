@@ -21,6 +21,7 @@ import {
   feedbackSummary,
 } from "../src/admin/AdminFeedback";
 import { EventsTable } from "../src/admin/EventsTable";
+import { HeadlineView } from "../src/admin/Headline";
 import { JsonText } from "../src/admin/JsonText";
 import { totalsByCard } from "../src/admin/performance";
 import { ApiClient } from "../src/api/client";
@@ -114,6 +115,46 @@ describe("users are shown by name", () => {
     expect(named).toContain('<td class="user-cell">mia</td>');
     const unnamed = html(<ConversationsTable items={[summary({ user_name: "" })]} />);
     expect(unnamed).toContain('<td class="user-cell">user 7</td>');
+  });
+});
+
+describe("headline numbers", () => {
+  it("shows questions, the share not found and the share rated down, with their counts", () => {
+    const markup = html(
+      <HeadlineView
+        numbers={{
+          since: null,
+          until: null,
+          questions: 40,
+          answers: 42,
+          not_found: 6,
+          not_found_rate: 6 / 42,
+          rated_down: 3,
+          rated_down_rate: 3 / 42,
+        }}
+      />,
+    );
+    expect(markup).toContain('data-testid="headline-questions">40<');
+    expect(markup).toContain("14.3%");
+    expect(markup).toContain("(6 of 42 answers)");
+    expect(markup).toContain("7.1%");
+    expect(markup).toContain("(3 of 42 answers)");
+  });
+
+  it("says nothing is there to divide instead of 0%", () => {
+    const numbers = {
+      since: null,
+      until: null,
+      questions: 0,
+      answers: 0,
+      not_found: 0,
+      not_found_rate: null,
+      rated_down: 0,
+      rated_down_rate: null,
+    };
+    const markup = html(<HeadlineView numbers={numbers} />);
+    expect(markup).toContain("—");
+    expect(markup).not.toContain("NaN");
   });
 });
 
@@ -327,6 +368,17 @@ describe("feedback", () => {
   });
 });
 
+const headlineNumbers = {
+  since: null,
+  until: null,
+  questions: 3,
+  answers: 3,
+  not_found: 1,
+  not_found_rate: 0.3333,
+  rated_down: 0,
+  rated_down_rate: 0,
+};
+
 describe("the analytics page against the API (fetch mocked)", () => {
   let container: HTMLElement;
   let root: Root;
@@ -344,7 +396,9 @@ describe("the analytics page against the API (fetch mocked)", () => {
           ? report
           : input.startsWith("/api/v1/admin/analytics/entry-performance")
             ? [perfRow]
-            : null;
+            : input.startsWith("/api/v1/admin/analytics/headline")
+              ? headlineNumbers
+              : null;
         return Promise.resolve(
           new Response(JSON.stringify(body ?? { detail: "no such route" }), {
             status: body ? 200 : 404,
@@ -364,7 +418,7 @@ describe("the analytics page against the API (fetch mocked)", () => {
     vi.unstubAllGlobals();
   });
 
-  it("asks for entry performance and feedback, and shows both", async () => {
+  it("asks for the headline numbers, entry performance and feedback, and shows them", async () => {
     await act(async () => {
       root.render(<AdminAnalytics client={new ApiClient("t0k")} />);
       await Promise.resolve();
@@ -372,11 +426,15 @@ describe("the analytics page against the API (fetch mocked)", () => {
     await vi.waitFor(() => {
       expect(container.querySelector("[data-testid=feedback-summary]")).not.toBeNull();
       expect(container.querySelector("table.performance-table")).not.toBeNull();
+      expect(container.querySelector("[data-testid=headline-questions]")).not.toBeNull();
     });
-    expect(requests.map((r) => r.url).sort()).toEqual([
+    const urls = requests.map((r) => r.url).sort();
+    expect(urls.slice(0, 2)).toEqual([
       "/api/v1/admin/analytics/entry-performance?period=day",
       "/api/v1/admin/analytics/feedback?limit=20",
     ]);
+    expect(urls[2]).toMatch(/^\/api\/v1\/admin\/analytics\/headline\?since=[^&]+$/);
+    expect(urls).toHaveLength(3);
     expect(requests.every((r) => r.auth === "Bearer t0k")).toBe(true);
     const row = container.querySelector("table.performance-table tbody tr");
     expect(row?.querySelector(".helpful-rate")?.textContent).toBe("75.0%");

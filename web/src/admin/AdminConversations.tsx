@@ -10,6 +10,7 @@ import { formatDate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { conversationPath } from "./AdminGaps";
 import { EmptyState } from "./EmptyState";
+import { Headline } from "./Headline";
 import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
 
@@ -51,6 +52,7 @@ export function AdminConversations(props: { client: ApiClient }): ReactNode {
   return (
     <section className="admin-page">
       <h1>Conversations</h1>
+      <Headline client={props.client} />
       <div className="filters">
         <label htmlFor="conversation-filter">Show</label>
         <select

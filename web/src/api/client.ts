@@ -22,6 +22,8 @@ import type {
   ExposureReport,
   FeedbackFilter,
   FeedbackReport,
+  HeadlineFilter,
+  HeadlineNumbers,
   FeedbackPublic,
   FeedbackRequest,
   KnowledgeGapFilter,
@@ -330,6 +332,10 @@ export class ApiClient {
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {
     return this.request<FeedbackReport>(`/admin/analytics/feedback${query({ ...filter })}`);
+  }
+
+  headline(filter: HeadlineFilter): Promise<HeadlineNumbers> {
+    return this.request<HeadlineNumbers>(`/admin/analytics/headline${query({ ...filter })}`);
   }
 
   entryPerformance(period: Period): Promise<EntryPerformance[]> {

@@ -362,6 +362,27 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/analytics/headline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Headline Numbers
+     * @description Questions asked in ``[since, until)``, answers that said "not found", and answers rated
+     *     "Not helpful", with their shares of the answers.
+     */
+    get: operations["headline_numbers_api_v1_admin_analytics_headline_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/admin/analytics/entry-performance": {
     parameters: {
       query?: never;
@@ -1085,6 +1106,29 @@ export interface components {
       detail?: components["schemas"]["ValidationError"][];
     };
     /**
+     * HeadlineNumbers
+     * @description The admin overview for ``[since, until)``: questions asked, answers "not found", and
+     *     answers rated "Not helpful", each with its share of the answers.
+     */
+    HeadlineNumbers: {
+      /** Since */
+      since: string | null;
+      /** Until */
+      until: string | null;
+      /** Questions */
+      questions: number;
+      /** Answers */
+      answers: number;
+      /** Not Found */
+      not_found: number;
+      /** Not Found Rate */
+      not_found_rate: number | null;
+      /** Rated Down */
+      rated_down: number;
+      /** Rated Down Rate */
+      rated_down_rate: number | null;
+    };
+    /**
      * KnowledgeGap
      * @description Similar questions the knowledge base did not answer well (named by the newest).
      */
@@ -1458,6 +1502,7 @@ export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
 export type FeedbackReport = components["schemas"]["FeedbackReport"];
 export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
+export type HeadlineNumbers = components["schemas"]["HeadlineNumbers"];
 export type KnowledgeGap = components["schemas"]["KnowledgeGap"];
 export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
 export type KnowledgeGapQuestion = components["schemas"]["KnowledgeGapQuestion"];
@@ -2880,6 +2925,83 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["AdminConversation"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  headline_numbers_api_v1_admin_analytics_headline_get: {
+    parameters: {
+      query?: {
+        since?: string | null;
+        until?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HeadlineNumbers"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
