@@ -231,6 +231,10 @@ class MePublic(_Public):
     session: bool = Field(
         description="The bearer token is a session (sign-out revokes it), not an API token."
     )
+    regenerate_varies: bool = Field(
+        description="Answering a question again can give a different answer (false for the "
+        "deterministic extractive generator): the web offers Regenerate only then."
+    )
 
 
 class AuthConfigPublic(_Public):
@@ -247,6 +251,10 @@ class SessionPublic(_Public):
     expires_at: datetime
     name: str
     role: Literal["member", "admin"]
+    regenerate_varies: bool = Field(
+        description="Answering a question again can give a different answer (false for the "
+        "deterministic extractive generator): the web offers Regenerate only then."
+    )
 
 
 class ExamplesPublic(_Public):

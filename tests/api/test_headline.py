@@ -39,3 +39,12 @@ def test_headline_numbers_count_questions_not_found_and_rated_down(env_sqlite: A
         None,
     )
     assert env.client.get(HEADLINE, headers=env.auth("member")).status_code == 403
+
+
+def test_regenerate_varies_only_with_a_model() -> None:
+    """The web offers Regenerate only when asking again can give another answer."""
+    from citewall.config import load_settings
+
+    assert load_settings(generator="extractive").regenerate_varies is False
+    model = load_settings(generator="openai", openai_base_url="http://127.0.0.1:9/v1")
+    assert model.regenerate_varies is True

@@ -53,13 +53,19 @@ def test_a_host_token_becomes_a_session_that_works_on_member_routes(
     )
     assert r.status_code == 201, r.text
     body = r.json()
-    assert set(body) == {"token", "expires_at", "name", "role"}
+    assert set(body) == {"token", "expires_at", "name", "role", "regenerate_varies"}
+    assert body["regenerate_varies"] is False  # the extractive generator answers alike
     assert re.fullmatch(r"cw_[A-Za-z0-9_-]{40}", body["token"]) and body["role"] == "member"
     assert body["name"] == external_user_name("pat@host.test", MEMBER_ISSUER, subject)
     ttl = datetime.fromisoformat(body["expires_at"]) - utcnow()
     assert timedelta(minutes=59) < ttl <= timedelta(hours=1)  # CITEWALL_SESSION_TTL_S
     me = env.client.get("/api/v1/me", headers=bearer(body["token"]))
-    assert me.json() == {"name": body["name"], "role": "member", "session": True}
+    assert me.json() == {
+        "name": body["name"],
+        "role": "member",
+        "session": True,
+        "regenerate_varies": False,
+    }
     chat = env.client.post(
         "/api/v1/chat", json={"message": "How long do refunds take?"}, headers=bearer(body["token"])
     )

@@ -26,7 +26,7 @@ from citewall.storage.models import new_uuid
 from citewall.storage.turns import NewConversation, save_turn
 
 from .conftest import CitewallServer, api, start_server, stop_server
-from .ui import BrowserTraps, ask, contrast, focus_ring, rgb, sign_in
+from .ui import BrowserTraps, ask, contrast, focus_ring, install_recorders, rgb, sign_in
 
 PHONE = {"width": 390, "height": 844}
 MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam")
@@ -296,6 +296,32 @@ def test_rename_delete_and_search_conversations(
     assert {customs, refund} <= hidden and label not in hidden, admin_rows
     assert set(ids) <= {c["id"] for c in admin_rows}
     assert traps.page_errors == [] and traps.dialogs == []
+
+
+def test_a_deterministic_generator_offers_no_regenerate(
+    browser: Browser, shell_server: CitewallServer
+) -> None:
+    """The extractive generator answers a question the same way every time, so Regenerate
+    (which would return the identical answer) is not offered; rating and Copy stay, the rating
+    first, on the row's first line (an admin style once pushed it 2rem down)."""
+    ctx = browser.new_context()
+    install_recorders(ctx)
+    try:
+        page = ctx.new_page()
+        sign_in(page, shell_server.base_url, shell_server.tokens["kim"])
+        assert api(shell_server, "kim", "GET", "/api/v1/me")["regenerate_varies"] is False
+        ask(page, "How do I void an unused label?")
+        answer = page.locator("li.turn-assistant").last
+        expect(answer.get_by_role("button", name="Copy answer")).to_be_visible()
+        expect(answer.get_by_role("button", name="Regenerate answer")).to_have_count(0)
+        helpful = answer.get_by_role("button", name="Helpful", exact=True).bounding_box()
+        copy = answer.get_by_role("button", name="Copy answer").bounding_box()
+        row = answer.locator(".answer-actions").bounding_box()
+        assert helpful and copy and row
+        assert helpful["x"] < copy["x"], (helpful, copy)
+        assert abs(helpful["y"] - copy["y"]) < 4 and helpful["y"] - row["y"] < 8, (helpful, row)
+    finally:
+        ctx.close()
 
 
 # -- defect 4: keyboard -----------------------------------------------------------------------

@@ -173,6 +173,7 @@ function SignedIn(props: {
           conversationId={route.conversationId}
           drawer={drawer}
           role={me.role}
+          regenerateVaries={me.regenerate_varies}
         />
       ) : (
         <main className="app-main" id={MAIN_ID} tabIndex={-1}>

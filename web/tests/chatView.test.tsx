@@ -47,6 +47,7 @@ function turn(change: Partial<DisplayTurn> = {}): DisplayTurn {
 const actions = (change: Partial<TurnActions> = {}): TurnActions => ({
   busy: false,
   latest: true,
+  regenerates: true,
   onRetry: () => undefined,
   onRegenerate: () => undefined,
   onRate: () => Promise.resolve(null),
@@ -91,6 +92,11 @@ describe("an answer's actions", () => {
 
   it("offers no Regenerate on an earlier answer or while an answer streams", () => {
     expect(render(turn(), actions({ latest: false }))).not.toContain("Regenerate");
+    // The server's generator is deterministic: asking again would give the same answer.
+    const same = render(turn(), actions({ regenerates: false }));
+    expect(same).not.toContain("Regenerate");
+    expect(same).toContain("Copy answer");
+    expect(same).toContain("Rate this answer");
     expect(render(turn(), actions({ busy: true }))).not.toContain("Regenerate");
   });
 

@@ -74,7 +74,10 @@ describe("signing in to the app", () => {
     [...container.querySelectorAll("button")].map((b) => b.textContent ?? "");
 
   it("behind the proxy: no form, the admin pages, and no Sign out", async () => {
-    me = { status: 200, body: { name: "ada-1a2b3c", role: "admin", session: false } };
+    me = {
+      status: 200,
+      body: { name: "ada-1a2b3c", role: "admin", session: false, regenerate_varies: false },
+    };
     await render();
     await vi.waitFor(() =>
       expect(container.querySelector(".who-name")?.textContent).toBe("ada-1a2b3c"),
@@ -100,7 +103,10 @@ describe("signing in to the app", () => {
 
   it("signs out of an API token by forgetting it: no request the server would refuse", async () => {
     saveToken("cw_apitoken");
-    me = { status: 200, body: { name: "mia", role: "member", session: false } };
+    me = {
+      status: 200,
+      body: { name: "mia", role: "member", session: false, regenerate_varies: false },
+    };
     await render();
     await vi.waitFor(() => expect(buttons()).toContain("Sign out"));
     const signOut = [...container.querySelectorAll("button")].find(
@@ -117,7 +123,10 @@ describe("signing in to the app", () => {
 
   it("signs out of a session by revoking it", async () => {
     saveToken("cw_session");
-    me = { status: 200, body: { name: "mia-1a2b3c", role: "member", session: true } };
+    me = {
+      status: 200,
+      body: { name: "mia-1a2b3c", role: "member", session: true, regenerate_varies: true },
+    };
     await render();
     await vi.waitFor(() => expect(buttons()).toContain("Sign out"));
     expect(requests[0]?.auth).toBe("Bearer cw_session");

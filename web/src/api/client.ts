@@ -24,6 +24,7 @@ import type {
   FeedbackReport,
   HeadlineFilter,
   HeadlineNumbers,
+  SessionPublic,
   FeedbackPublic,
   FeedbackRequest,
   KnowledgeGapFilter,
@@ -76,12 +77,7 @@ export const CSRF_HEADER = "X-Citewall-CSRF";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** What `POST /auth/session` answers: citewall's session for a host site's signed token. */
-export interface Session {
-  token: string;
-  expires_at: string;
-  name: string;
-  role: "member";
-}
+export type Session = SessionPublic;
 
 /** Ask the host site for a fresh token and exchange it for a session; the session token, or
  * null when there is none to be had. */

@@ -221,7 +221,8 @@ export interface paths {
      * Me
      * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
      *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
-     *     ``session`` says whether the bearer token is a session, which sign-out revokes.
+     *     ``session`` says whether the bearer token is a session, which sign-out revokes;
+     *     ``regenerate_varies`` whether Regenerate can give a different answer.
      */
     get: operations["me_api_v1_me_get"];
     put?: never;
@@ -1207,6 +1208,11 @@ export interface components {
        * @description The bearer token is a session (sign-out revokes it), not an API token.
        */
       session: boolean;
+      /**
+       * Regenerate Varies
+       * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
+       */
+      regenerate_varies: boolean;
     };
     /** MemberExposureReport */
     MemberExposureReport: {
@@ -1394,6 +1400,11 @@ export interface components {
        * @enum {string}
        */
       role: "member" | "admin";
+      /**
+       * Regenerate Varies
+       * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
+       */
+      regenerate_varies: boolean;
     };
     /**
      * SignInRequest

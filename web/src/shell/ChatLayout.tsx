@@ -24,6 +24,8 @@ export function ChatLayout(props: {
   drawer: Drawer;
   /** Admins also see the retrieval path's name where members read plain words. */
   role: Audience;
+  /** The server's generator can answer differently when asked again. */
+  regenerateVaries: boolean;
 }): ReactNode {
   const { conversationId, drawer } = props;
   const [version, setVersion] = useState(0);
@@ -64,6 +66,7 @@ export function ChatLayout(props: {
           key={fresh}
           client={props.client}
           conversationId={conversationId}
+          regenerateVaries={props.regenerateVaries}
           audience={props.role}
           onOpened={openConversation}
           onNew={startNew}
