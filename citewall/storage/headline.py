@@ -10,6 +10,7 @@ from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.storage.analytics import ROUND_DIGITS, as_utc, time_window
 from citewall.storage.failures import storage_errors
@@ -46,7 +47,7 @@ def headline(
     since, until = as_utc(since), as_utc(until)
     window = time_window(Message.created_at, since, until)
 
-    def messages(*conditions: object) -> int:
+    def messages(*conditions: ColumnElement[bool]) -> int:
         query = select(func.count(Message.id)).where(*window, *conditions)
         return int(session.scalar(query) or 0)
 
