@@ -117,7 +117,7 @@ def photograph(base_url: str, tokens: dict[str, str], scene: tuple[str, str], ou
             expect(page.locator("svg.chart-trend")).to_be_visible(timeout=TIMEOUT_MS)
             expect(page.get_by_test_id("feedback-summary")).to_be_visible(timeout=TIMEOUT_MS)
             shoot(page, out, f"admin-analytics-{size}")
-            page.locator("section.feedback").scroll_into_view_if_needed()
+            page.locator("section.admin-feedback").scroll_into_view_if_needed()
             shoot(page, out, f"admin-feedback-{size}")
             admin.close()
         browser.close()
