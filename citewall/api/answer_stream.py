@@ -36,6 +36,7 @@ def public_reply(result: TurnResult) -> ChatResponsePublic:
     answer = result.answer
     return ChatResponsePublic(
         conversation_id=result.conversation_id,
+        title=result.title,
         message_id=result.message_id,
         answer=prose_only(answer.content),
         answer_status=answer.answer_status,

@@ -156,6 +156,9 @@ class ChatResponsePublic(_Public):
     """A member's answer: prose only (no markers), external sources only."""
 
     conversation_id: str
+    #: The conversation's title after this turn: its first question's words, or the neutral
+    #: title while it has held small talk only.
+    title: str
     message_id: str
     answer: str
     #: ``answered``: from the knowledge base, with its sources; ``not_found``: one honest
@@ -227,6 +230,13 @@ class SearchResponsePublic(_Public):
 class MePublic(_Public):
     name: str
     role: Literal["member", "admin"]
+    session: bool = Field(
+        description="The bearer token is a session (sign-out revokes it), not an API token."
+    )
+    regenerate_varies: bool = Field(
+        description="Answering a question again can give a different answer (false for the "
+        "deterministic extractive generator): the web offers Regenerate only then."
+    )
 
 
 class AuthConfigPublic(_Public):
@@ -243,6 +253,10 @@ class SessionPublic(_Public):
     expires_at: datetime
     name: str
     role: Literal["member", "admin"]
+    regenerate_varies: bool = Field(
+        description="Answering a question again can give a different answer (false for the "
+        "deterministic extractive generator): the web offers Regenerate only then."
+    )
 
 
 class ExamplesPublic(_Public):
@@ -314,6 +328,11 @@ class AdminConversationSummary(BaseModel):
     message_count: int
     #: When its member deleted it (hidden from them; kept for admins), None when shown.
     hidden_at: datetime | None
+    #: Its answers that said the knowledge base does not answer the question.
+    not_found_answers: int
+    #: Its answers the member rated "Helpful" and "Not helpful".
+    rated_up: int
+    rated_down: int
 
 
 class AdminConversation(BaseModel):

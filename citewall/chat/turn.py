@@ -26,15 +26,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from citewall.chat.budget import ExposureGate
 from citewall.chat.exposure import VerbatimCap
 from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
+from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
 from citewall.storage import conversations, turns
 from citewall.storage.models import Message, new_uuid
-from citewall.storage.turns import NewConversation
-
-#: Conversation titles are the first words of the first question.
-TITLE_CHARS = 80
+from citewall.storage.turns import NewConversation, Retitle
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +47,13 @@ class TurnPlan:
     history: tuple[Turn, ...]
     #: The answer a regeneration replaces (None: a new question).
     regenerates: str | None = None
+    #: The title this question gives a conversation no question had named yet (None: keep).
+    retitle: str | None = None
+
+    @property
+    def title_after(self) -> str:
+        """The conversation's title once the turn is saved."""
+        return self.retitle if self.retitle is not None else self.title
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +64,10 @@ class TurnResult:
     message_id: str
     created_at: datetime
     answer: Answer
+    #: The conversation's title once the turn was saved.
+    title: str
     #: The first turn of the window the member's exposure budget restricted (the admin alert).
     alert: bool = False
-
-
-def title_from(question: str) -> str:
-    """A short conversation title from the first question (whitespace collapsed)."""
-    flat = " ".join(question.split())
-    if len(flat) <= TITLE_CHARS:
-        return flat
-    return flat[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
@@ -135,14 +134,19 @@ def plan_turn(
     question = clean_question(question)
     try:
         if conversation_id is None:
-            return TurnPlan(new_uuid(), True, title_from(question), question, ())
+            return TurnPlan(new_uuid(), True, first_title(question), question, ())
         conversation = conversations.get_conversation(session, conversation_id, user_id)
         messages = conversations.list_messages(session, conversation.id)
     except SQLAlchemyError as exc:
         raise StorageError("could not read the conversation") from exc
     check_conversation_room(len(messages), max_conversation_messages)
     return TurnPlan(
-        str(conversation.id), False, conversation.title, question, history_turns(messages)
+        str(conversation.id),
+        False,
+        conversation.title,
+        question,
+        history_turns(messages),
+        retitle=next_title(conversation.title, question),
     )
 
 
@@ -227,6 +231,7 @@ def persist_turn(
                 dropped_markers=answer.dropped_markers,
                 events=answer.events,
                 new_conversation=NewConversation(user_id, plan.title) if plan.is_new else None,
+                retitle=Retitle(plan.title, plan.retitle) if plan.retitle is not None else None,
                 answer_status=answer.answer_status,
                 support=answer.support,
                 retrieval_query=answer.retrieval_query,
@@ -244,7 +249,12 @@ def persist_turn(
             session.rollback()
             raise
         return TurnResult(
-            plan.conversation_id, str(assistant.id), assistant.created_at, answer, gate.alert
+            plan.conversation_id,
+            str(assistant.id),
+            assistant.created_at,
+            answer,
+            plan.title_after,
+            gate.alert,
         )
 
 

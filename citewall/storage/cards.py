@@ -132,7 +132,8 @@ def list_cards(
     limit: int = 50,
     offset: int = 0,
 ) -> tuple[list[CardRow], int]:
-    """A page of cards by id, and the total matching. ``query`` matches id, title or body
+    """A page of cards by title (case-insensitive, then id: how an admin looks for one), and
+    the total matching. ``query`` matches id, title or body
     (case-insensitive substring); ``external`` keeps only external (True) or internal (False)."""
     check_page(limit, offset)
     conditions = []
@@ -152,7 +153,11 @@ def list_cards(
         )
         rows = list(
             session.scalars(
-                select(CardRow).where(*conditions).order_by(CardRow.id).limit(limit).offset(offset)
+                select(CardRow)
+                .where(*conditions)
+                .order_by(func.lower(CardRow.title), CardRow.id)
+                .limit(limit)
+                .offset(offset)
             )
         )
     return rows, total

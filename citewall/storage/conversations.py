@@ -20,7 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from citewall.errors import NotFoundError, UserError
 from citewall.storage.failures import storage_errors
 from citewall.storage.matching import contains_text
-from citewall.storage.models import Conversation, Message, RetrievalEvent, User
+from citewall.storage.models import Conversation, Feedback, Message, RetrievalEvent, User
 from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
 
@@ -40,6 +40,11 @@ class ConversationSummary:
     message_count: int
     #: When its member deleted it (listed for admins only).
     hidden_at: datetime | None = None
+    #: Its answers that said the knowledge base does not answer the question.
+    not_found_answers: int = 0
+    #: Its answers the member rated "Helpful" and "Not helpful".
+    rated_up: int = 0
+    rated_down: int = 0
 
 
 def not_found(conversation_id: object) -> NotFoundError:
@@ -77,15 +82,31 @@ def _summaries(
     session: Session, conditions: Sequence[ColumnElement[bool]], limit: int, offset: int
 ) -> list[ConversationSummary]:
     """Conversations matching ``conditions``, most recently updated first, each with its
-    owner's name and message count (one query)."""
+    owner's name, message count, not-found answers and ratings (one query)."""
     counts = (
         select(func.count(Message.id))
         .where(Message.conversation_id == Conversation.id)
         .correlate(Conversation)
         .scalar_subquery()
     )
+    not_found_answers = (
+        select(func.count(Message.id))
+        .where(Message.conversation_id == Conversation.id, Message.answer_status == "not_found")
+        .correlate(Conversation)
+        .scalar_subquery()
+    )
+
+    def rated(rating: str) -> ColumnElement[int]:
+        return (
+            select(func.count(Feedback.id))
+            .join(Message, Message.id == Feedback.message_id)
+            .where(Message.conversation_id == Conversation.id, Feedback.rating == rating)
+            .correlate(Conversation)
+            .scalar_subquery()
+        )
+
     query = (
-        select(Conversation, User.name, counts)
+        select(Conversation, User.name, counts, not_found_answers, rated("up"), rated("down"))
         .join(User, User.id == Conversation.user_id)
         .where(*conditions)
         .order_by(Conversation.updated_at.desc(), Conversation.id.desc())
@@ -104,8 +125,11 @@ def _summaries(
             updated_at=c.updated_at,
             message_count=int(n or 0),
             hidden_at=c.hidden_at,
+            not_found_answers=int(missing or 0),
+            rated_up=int(up or 0),
+            rated_down=int(down or 0),
         )
-        for c, name, n in rows
+        for c, name, n, missing, up, down in rows
     ]
 
 

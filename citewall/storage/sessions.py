@@ -46,6 +46,14 @@ def issue_session(session: Session, user: User, expires_at: datetime) -> str:
     return token
 
 
+def is_session(session: Session, token: str) -> bool:
+    """Whether ``token`` is a session (one sign-out revokes), not an API token."""
+    digest = hash_token(token)
+    with storage_errors(session, "checking a session"):
+        row = session.scalar(select(ApiToken).where(ApiToken.token_hash == digest))
+    return row is not None and row.expires_at is not None
+
+
 def revoke_session(session: Session, token: str, now: datetime) -> Revocation:
     """Revoke the session ``token`` (sign-out). An API token is not touched (revoke those with
     ``citewall users revoke-token``)."""

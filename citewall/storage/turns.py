@@ -46,6 +46,15 @@ class NewConversation:
     title: str
 
 
+@dataclass(frozen=True, slots=True)
+class Retitle:
+    """A title ``save_turn`` gives the conversation, if it is still titled ``replaces`` (a
+    member who renamed it meanwhile keeps their own)."""
+
+    replaces: str
+    title: str
+
+
 def _title(title: str) -> str:
     # A display label derived from the first question: shorten rather than refuse.
     clean = " ".join(title.split()) or "Untitled"
@@ -134,6 +143,7 @@ def save_turn(
     dropped_markers: int,
     events: Sequence[RetrievalRecord],
     new_conversation: NewConversation | None = None,
+    retitle: Retitle | None = None,
     answer_status: AnswerStatus = "answered",
     support: float | None = None,
     retrieval_query: str | None = None,
@@ -149,7 +159,8 @@ def save_turn(
 
     With ``new_conversation``, the conversation ``conversation_id`` is created in the same
     transaction (its title whitespace-collapsed and shortened to 200 characters), so a failed
-    first turn leaves no empty conversation behind.
+    first turn leaves no empty conversation behind. ``retitle`` names an existing conversation
+    in the same transaction.
 
     ``sources`` is stored exactly as given (the full list, internal cards included), but for
     characters no database can hold (``text.cleaning.encodable``); it must be a list of JSON
@@ -195,6 +206,8 @@ def save_turn(
         )
         if conversation is None or owner not in (None, conversation.user_id):
             raise not_found(conversation_id)
+        if retitle is not None and conversation.title == retitle.replaces:
+            conversation.title = _title(retitle.title)
         if regenerated_from is None:
             last_seq = session.scalar(
                 select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)

@@ -27,6 +27,7 @@ ADMIN_ROUTES = [
     ("GET", "/api/v1/admin/analytics/entry-performance", None),
     ("GET", "/api/v1/admin/analytics/retrieval-events", None),
     ("GET", "/api/v1/admin/analytics/feedback", None),
+    ("GET", "/api/v1/admin/analytics/headline", None),
     ("POST", "/api/v1/admin/search", {"query": "labels", "limit": 3}),
 ]
 BAD_AUTH = [

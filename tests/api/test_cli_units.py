@@ -29,11 +29,21 @@ def test_demo_users_are_created_once_and_get_fresh_working_tokens(env_sqlite: Ap
         me = env.client.get(
             "/api/v1/me", headers={"Authorization": f"Bearer {tokens['demo-admin']}"}
         )
-        assert me.json() == {"name": "demo-admin", "role": "admin"}
+        assert me.json() == {
+            "name": "demo-admin",
+            "role": "admin",
+            "session": False,
+            "regenerate_varies": False,
+        }
         me = env.client.get(
             "/api/v1/me", headers={"Authorization": f"Bearer {tokens['demo-member']}"}
         )
-        assert me.json() == {"name": "demo-member", "role": "member"}
+        assert me.json() == {
+            "name": "demo-member",
+            "role": "member",
+            "session": False,
+            "regenerate_varies": False,
+        }
 
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=200), st.floats(0, 1))

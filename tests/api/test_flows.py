@@ -43,6 +43,7 @@ def test_chat_then_history_stays_full_in_storage_and_filtered_when_served(
     body = r.json()
     assert set(body) == {
         "conversation_id",
+        "title",
         "message_id",
         "answer",
         "answer_status",

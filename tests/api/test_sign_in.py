@@ -53,13 +53,19 @@ def test_a_host_token_becomes_a_session_that_works_on_member_routes(
     )
     assert r.status_code == 201, r.text
     body = r.json()
-    assert set(body) == {"token", "expires_at", "name", "role"}
+    assert set(body) == {"token", "expires_at", "name", "role", "regenerate_varies"}
+    assert body["regenerate_varies"] is False  # the extractive generator answers alike
     assert re.fullmatch(r"cw_[A-Za-z0-9_-]{40}", body["token"]) and body["role"] == "member"
     assert body["name"] == external_user_name("pat@host.test", MEMBER_ISSUER, subject)
     ttl = datetime.fromisoformat(body["expires_at"]) - utcnow()
     assert timedelta(minutes=59) < ttl <= timedelta(hours=1)  # CITEWALL_SESSION_TTL_S
     me = env.client.get("/api/v1/me", headers=bearer(body["token"]))
-    assert me.json() == {"name": body["name"], "role": "member"}
+    assert me.json() == {
+        "name": body["name"],
+        "role": "member",
+        "session": True,
+        "regenerate_varies": False,
+    }
     chat = env.client.post(
         "/api/v1/chat", json={"message": "How long do refunds take?"}, headers=bearer(body["token"])
     )
@@ -195,7 +201,9 @@ def test_sign_out_revokes_the_session_and_refuses_an_api_token(
     api = env.client.delete(SESSION, headers=env.auth("member"))
     assert api.status_code == 400
     assert api.json() == {"detail": "not a session; revoke API tokens with citewall users revoke"}
-    assert env.client.get("/api/v1/me", headers=env.auth("member")).status_code == 200
+    # The page learns which it holds, so its sign-out sends no request that would fail.
+    me = env.client.get("/api/v1/me", headers=env.auth("member"))
+    assert me.status_code == 200 and me.json()["session"] is False
 
 
 def test_users_revoke_ends_sessions_and_a_disabled_member_gets_none(

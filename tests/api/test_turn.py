@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from citewall.chat.turn import plan_turn, title_from
+from citewall.chat.titles import title_from
+from citewall.chat.turn import plan_turn
 from citewall.storage import conversations
 
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
@@ -29,3 +30,27 @@ def test_a_new_conversation_gets_a_short_title_from_the_question() -> None:
     assert title_from("  How   long\ndo refunds take? ") == "How long do refunds take?"
     long = title_from("word " * 100)
     assert len(long) <= 81 and long.endswith("…")
+
+
+def test_a_greeting_keeps_the_neutral_title_until_the_first_question(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    hello = env.chat("member", "hello there")
+    assert hello.status_code == 200, hello.text
+    cid = hello.json()["conversation_id"]
+    assert hello.json()["title"] == "New conversation"
+    asked = env.chat("member", INTERNAL_QUESTIONS[0], cid)
+    assert asked.json()["title"] == " ".join(INTERNAL_QUESTIONS[0].split())
+    env.chat("member", "Something else entirely?", cid)
+    listed = env.client.get("/api/v1/conversations", headers=env.auth("member")).json()
+    titles = {c["id"]: c["title"] for c in listed}
+    assert titles[cid] == asked.json()["title"]
+
+
+def test_a_title_the_member_chose_is_kept(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    cid = env.chat("member", "hi").json()["conversation_id"]
+    renamed = env.client.patch(
+        f"/api/v1/conversations/{cid}", json={"title": "Mine"}, headers=env.auth("member")
+    )
+    assert renamed.status_code == 200, renamed.text
+    assert env.chat("member", INTERNAL_QUESTIONS[0], cid).json()["title"] == "Mine"

@@ -259,7 +259,7 @@ def test_feedback_in_analytics(
 
     traps = BrowserTraps().attach(page)
     sign_in(page, demo_server.base_url, demo_server.tokens["ada"], path="/admin/analytics")
-    feedback = page.locator("section.feedback")
+    feedback = page.locator("section.admin-feedback")
     expect(feedback.get_by_test_id("feedback-summary")).to_contain_text(
         f"{report['up']} helpful, {report['down']} unhelpful"
     )

@@ -26,7 +26,7 @@ from citewall.storage.models import new_uuid
 from citewall.storage.turns import NewConversation, save_turn
 
 from .conftest import CitewallServer, api, start_server, stop_server
-from .ui import BrowserTraps, ask, contrast, focus_ring, rgb, sign_in
+from .ui import BrowserTraps, ask, contrast, focus_ring, install_recorders, rgb, sign_in
 
 PHONE = {"width": 390, "height": 844}
 MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam")
@@ -275,12 +275,15 @@ def test_rename_delete_and_search_conversations(
     expect(heading(page)).to_have_text("Damaged parcel refund")
 
     # -- delete the open one: a new conversation, ready to type in ----------------------------
+    entries = page.evaluate("history.length")
     page.get_by_role("button", name="Actions for Damaged parcel refund").click()
     row(page, "Damaged parcel refund").get_by_role("button", name="Delete").click()
     page.get_by_role("group", name=re.compile("^Delete “Damaged parcel refund”")).get_by_role(
         "button", name="Delete"
     ).click()
     expect(page).to_have_url(re.compile(r"/$"))
+    # The deleted conversation's URL is replaced, not kept in the history for Back.
+    assert page.evaluate("history.length") == entries
     expect(heading(page)).to_have_text("New conversation")
     expect(page.get_by_label("Your question")).to_be_focused()
     expect(titles_listed(page)).to_have_text(["Printer trouble"])
@@ -293,6 +296,32 @@ def test_rename_delete_and_search_conversations(
     assert {customs, refund} <= hidden and label not in hidden, admin_rows
     assert set(ids) <= {c["id"] for c in admin_rows}
     assert traps.page_errors == [] and traps.dialogs == []
+
+
+def test_a_deterministic_generator_offers_no_regenerate(
+    browser: Browser, shell_server: CitewallServer
+) -> None:
+    """The extractive generator answers a question the same way every time, so Regenerate
+    (which would return the identical answer) is not offered; rating and Copy stay, the rating
+    first, on the row's first line (an admin style once pushed it 2rem down)."""
+    ctx = browser.new_context()
+    install_recorders(ctx)
+    try:
+        page = ctx.new_page()
+        sign_in(page, shell_server.base_url, shell_server.tokens["kim"])
+        assert api(shell_server, "kim", "GET", "/api/v1/me")["regenerate_varies"] is False
+        ask(page, "How do I void an unused label?")
+        answer = page.locator("li.turn-assistant").last
+        expect(answer.get_by_role("button", name="Copy answer")).to_be_visible()
+        expect(answer.get_by_role("button", name="Regenerate answer")).to_have_count(0)
+        helpful = answer.get_by_role("button", name="Helpful", exact=True).bounding_box()
+        copy = answer.get_by_role("button", name="Copy answer").bounding_box()
+        row = answer.locator(".answer-actions").bounding_box()
+        assert helpful and copy and row
+        assert helpful["x"] < copy["x"], (helpful, copy)
+        assert abs(helpful["y"] - copy["y"]) < 4 and helpful["y"] - row["y"] < 8, (helpful, row)
+    finally:
+        ctx.close()
 
 
 # -- defect 4: keyboard -----------------------------------------------------------------------
@@ -394,11 +423,15 @@ def test_sign_out_leaves_a_fresh_chat_for_the_next_person(
     traps = BrowserTraps().attach(page)
     sign_in(page, shell_server.base_url, shell_server.tokens["noor"], path=f"/c/{conversation}")
     expect(heading(page)).to_have_text("Noor's own question")
+    traps.failed_requests.clear()  # the first /me, before the token, is a 401 by design
 
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_label("Access token")).to_be_visible()
     assert path_of(page) == "/"
     expect(page.get_by_label("Access token")).to_be_focused()
+    # An API token is not a session: sign-out forgets it and sends nothing that fails.
+    page.wait_for_timeout(300)
+    assert traps.failed_requests == []
 
     page.get_by_label("Access token").fill(shell_server.tokens["lee"])
     page.get_by_role("button", name="Sign in").click()
@@ -436,6 +469,52 @@ def assert_header_is_one_row(page: Page) -> None:
     assert max(rows["tops"]) < min(rows["bottoms"]), rows
     assert rows["height"] < 64, rows
     assert rows["overflow"] <= 1 and rows["pageWidth"] <= PHONE["width"], rows
+
+
+#: Each header link's box, and whether the point at its centre is the link (not covered).
+NAV_LINKS = """() => [...document.querySelectorAll("header nav a")].map((a) => {
+  const r = a.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return {
+    text: a.textContent, x: r.x, y: r.y, right: r.right, bottom: r.bottom,
+    width: r.width, covered: !(hit && a.contains(hit)),
+    clipped: a.closest("nav").scrollWidth > a.closest("nav").clientWidth,
+  };
+})"""
+
+
+def assert_nav_links_visible(page: Page, expected: int) -> None:
+    """Every navigation link lies whole inside the phone's viewport, uncovered and unclipped."""
+    links = page.evaluate(NAV_LINKS)
+    assert len(links) == expected, links
+    for link in links:
+        assert link["width"] > 0 and link["x"] >= 0 and link["y"] >= 0, link
+        assert link["right"] <= PHONE["width"] and link["bottom"] <= PHONE["height"], link
+        assert not link["covered"] and not link["clipped"], link
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_phone_header_shows_every_link_whole(
+    browser: Browser, shell_server: CitewallServer
+) -> None:
+    """At 390 px the header clipped "Chat" and scrolled the admin navigation out of sight. Every
+    link is whole and visible: a member's header stays one row, an admin's navigation wraps on
+    a row of its own."""
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = ctx.new_page()
+        sign_in(page, shell_server.base_url, shell_server.tokens["kim"])
+        expect(heading(page)).to_have_text("New conversation")
+        assert_nav_links_visible(page, 1)
+        assert_header_is_one_row(page)
+        for path, title in (("/admin/events", "Retrieval events"), ("/", "New conversation")):
+            admin = ctx.new_page()
+            sign_in(admin, shell_server.base_url, shell_server.tokens["ada"], path=path)
+            expect(admin.get_by_role("heading", level=1)).to_have_text(title)
+            assert_nav_links_visible(admin, 7)
+            admin.close()
+    finally:
+        ctx.close()
 
 
 def test_phone_conversation_list_is_a_drawer_and_the_header_one_row(
@@ -498,7 +577,7 @@ def test_phone_conversation_list_is_a_drawer_and_the_header_one_row(
         admin = ctx.new_page()
         sign_in(admin, shell_server.base_url, shell_server.tokens["ada"], path="/admin/events")
         expect(admin.get_by_role("heading", name="Retrieval events")).to_be_visible()
-        assert_header_is_one_row(admin)
+        assert_nav_links_visible(admin, 7)
         expect(admin.get_by_role("button", name="Conversations", exact=True)).to_have_count(0)
     finally:
         ctx.close()

@@ -94,11 +94,13 @@ PWNED_PROBE = "() => typeof window.__pwned === 'undefined' ? null : String(windo
 
 @dataclass
 class BrowserTraps:
-    """Dialogs and console CSP reports seen by a page."""
+    """Dialogs, console CSP reports, page errors and failed requests seen by a page."""
 
     dialogs: list[str] = field(default_factory=list)
     csp_violations: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    #: "METHOD path status" of each response >= 400, and of each request that got none.
+    failed_requests: list[str] = field(default_factory=list)
 
     def attach(self, page: Page) -> BrowserTraps:
         def on_dialog(dialog: Any) -> None:
@@ -115,6 +117,18 @@ class BrowserTraps:
             ),
         )
         page.on("pageerror", lambda err: self.page_errors.append(str(err)))
+        page.on(
+            "response",
+            lambda r: (
+                self.failed_requests.append(f"{r.request.method} {urlsplit(r.url).path} {r.status}")
+                if r.status >= 400
+                else None
+            ),
+        )
+        page.on(
+            "requestfailed",
+            lambda r: self.failed_requests.append(f"{r.method} {urlsplit(r.url).path} failed"),
+        )
         return self
 
 

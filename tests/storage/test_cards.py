@@ -74,7 +74,8 @@ def test_rows_carry_every_card_field(session: Session) -> None:
 def test_list_cards_filters_and_counts(session: Session) -> None:
     upsert_cards(session, cards(), 1)
     rows, total = list_cards(session, None, None, 2, 0)
-    assert total == 3 and [r.id for r in rows] == ["billing-refunds", "playbook-x"]
+    # By title ("Escalation…", "Refunds", "Setup"), not by id.
+    assert total == 3 and [r.id for r in rows] == ["playbook-x", "billing-refunds"]
     rows, total = list_cards(session, None, None, 2, 2)
     assert total == 3 and [r.id for r in rows] == ["setup"]
     assert [r.id for r in list_cards(session, None, True, 10, 0)[0]] == ["billing-refunds", "setup"]

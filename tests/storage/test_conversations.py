@@ -23,6 +23,7 @@ from citewall.storage.conversations import (
     list_events,
     list_messages,
 )
+from citewall.storage.feedback import put_feedback
 from citewall.storage.models import Conversation, Message, RetrievalEvent, new_uuid
 from citewall.storage.schema import Database
 from citewall.storage.turns import NewConversation, save_turn
@@ -380,3 +381,21 @@ def test_any_sources_round_trip_exactly(
     assert typed(reloaded) == typed(expected)
     if backend == "sqlite":
         assert json.dumps(reloaded) == json.dumps(expected)  # key order too
+
+
+def test_a_listing_counts_not_found_answers_and_ratings(db: Database, owner: int) -> None:
+    """What the admin list shows per conversation: answers not found, and the member's ratings."""
+    quiet, busy = new_uuid(), new_uuid()
+    with db.sessions() as s:
+        turn(s, quiet, new_conversation=NewConversation(owner, "Quiet"))
+        _, first = turn(s, busy, new_conversation=NewConversation(owner, "Busy"))
+        _, missed = turn(s, busy, question="Ship to Mars?", answer_status="not_found")
+        _, third = turn(s, busy, question="And Venus?", answer_status="not_found")
+        for message, rating in ((first, "up"), (missed, "down"), (third, "down")):
+            put_feedback(s, message_id=message.id, user_id=owner, rating=rating, comment=None)
+    with db.sessions() as s:
+        listed = {c.title: c for c in list_conversations(s, None)}
+    assert (listed["Busy"].not_found_answers, listed["Busy"].rated_up) == (2, 1)
+    assert listed["Busy"].rated_down == 2
+    quiet_row = listed["Quiet"]
+    assert (quiet_row.not_found_answers, quiet_row.rated_up, quiet_row.rated_down) == (0, 0, 0)

@@ -71,12 +71,14 @@ export function App(): ReactNode {
 
   // Leaving on purpose starts the next session afresh at "/", whoever signs in next: the
   // conversation that was open is not theirs to reopen. A session token is revoked on the way
-  // out (best effort: an API token is not a session, and the server says so).
+  // out; an API token is not a session (the server would refuse with 400), so it is only
+  // forgotten. `/me` says which one the page holds.
+  const holdsSession = meState.status === "ready" && meState.me.session;
   const leave = useCallback(() => {
-    void client?.endSession().catch(() => undefined);
+    if (holdsSession) void client?.endSession().catch(() => undefined);
     navigate("/", true);
     signOut();
-  }, [client, signOut]);
+  }, [client, holdsSession, signOut]);
 
   useEffect(() => {
     if (!client) return;
@@ -171,6 +173,7 @@ function SignedIn(props: {
           conversationId={route.conversationId}
           drawer={drawer}
           role={me.role}
+          regenerateVaries={me.regenerate_varies}
         />
       ) : (
         <main className="app-main" id={MAIN_ID} tabIndex={-1}>

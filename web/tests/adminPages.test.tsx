@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AdminAnalytics } from "../src/admin/AdminAnalytics";
 import { CardDetail, cardPath } from "../src/admin/AdminCard";
 import { CardsTable, noCardsText } from "../src/admin/AdminCards";
-import { AdminTurn } from "../src/admin/AdminConversationView";
+import { AdminTurn, MARKERS_EXPLAINED } from "../src/admin/AdminConversationView";
 import { ConversationsTable, NO_CONVERSATIONS } from "../src/admin/AdminConversations";
 import {
   FeedbackReportView,
@@ -21,6 +21,7 @@ import {
   feedbackSummary,
 } from "../src/admin/AdminFeedback";
 import { EventsTable } from "../src/admin/EventsTable";
+import { HeadlineView } from "../src/admin/Headline";
 import { JsonText } from "../src/admin/JsonText";
 import { totalsByCard } from "../src/admin/performance";
 import { ApiClient } from "../src/api/client";
@@ -47,6 +48,9 @@ function summary(change: Partial<AdminConversationSummary> = {}): AdminConversat
     message_count: 2,
     user_name: "mia",
     hidden_at: null,
+    not_found_answers: 0,
+    rated_up: 0,
+    rated_down: 0,
     ...change,
   };
 }
@@ -114,7 +118,68 @@ describe("users are shown by name", () => {
   });
 });
 
+describe("headline numbers", () => {
+  it("shows questions, the share not found and the share rated down, with their counts", () => {
+    const markup = html(
+      <HeadlineView
+        numbers={{
+          since: null,
+          until: null,
+          questions: 40,
+          answers: 42,
+          not_found: 6,
+          not_found_rate: 6 / 42,
+          rated_down: 3,
+          rated_down_rate: 3 / 42,
+        }}
+      />,
+    );
+    expect(markup).toContain('data-testid="headline-questions">40<');
+    expect(markup).toContain("14.3%");
+    expect(markup).toContain("(6 of 42 answers)");
+    expect(markup).toContain("7.1%");
+    expect(markup).toContain("(3 of 42 answers)");
+  });
+
+  it("says nothing is there to divide instead of 0%", () => {
+    const numbers = {
+      since: null,
+      until: null,
+      questions: 0,
+      answers: 0,
+      not_found: 0,
+      not_found_rate: null,
+      rated_down: 0,
+      rated_down_rate: null,
+    };
+    const markup = html(<HeadlineView numbers={numbers} />);
+    expect(markup).toContain("—");
+    expect(markup).not.toContain("NaN");
+  });
+});
+
 describe("what members did, as the admin sees it", () => {
+  it("shows each conversation's status and rating, and filters to the ones worth a look", () => {
+    const items = [
+      summary({ id: "ok", title: "Fine one", rated_up: 1 }),
+      summary({ id: "nf", title: "Missed one", not_found_answers: 2 }),
+      summary({ id: "down", title: "Disliked one", rated_down: 1, rated_up: 1 }),
+    ];
+    const all = html(<ConversationsTable items={items} />);
+    expect(all).toContain('<td data-testid="conversation-status">answered</td>');
+    expect(all).toContain('<td data-testid="conversation-status">2 not found</td>');
+    expect(all).toContain('<td data-testid="conversation-rating">1 helpful, 1 not helpful</td>');
+    expect(all).toContain('<td data-testid="conversation-rating">—</td>');
+    const missed = html(<ConversationsTable items={items} filter="not-found" />);
+    expect(missed).toContain("Missed one");
+    expect(missed).not.toContain("Fine one");
+    const down = html(<ConversationsTable items={items} filter="rated-down" />);
+    expect(down).toContain("Disliked one");
+    expect(down).not.toContain("Missed one");
+    const none = html(<ConversationsTable items={[items[0]!]} filter="rated-down" />);
+    expect(none).toContain("No conversations match this filter.");
+  });
+
   it("marks a conversation its member deleted", () => {
     const markup = html(
       <ConversationsTable items={[summary({ hidden_at: "2026-11-30T13:00:00Z" })]} />,
@@ -149,6 +214,9 @@ describe("what members did, as the admin sees it", () => {
     expect(markup).toContain("rated unhelpful");
     expect(markup).toContain("Wrong &lt;i&gt;carrier&lt;/i&gt;");
     expect(markup).toContain('data-testid="answer-regenerated"');
+    // The stored answer keeps its [n] markers for admins, with a line saying what they are.
+    expect(markup).toContain("[1]");
+    expect(markup).toContain(MARKERS_EXPLAINED);
   });
 });
 
@@ -300,6 +368,17 @@ describe("feedback", () => {
   });
 });
 
+const headlineNumbers = {
+  since: null,
+  until: null,
+  questions: 3,
+  answers: 3,
+  not_found: 1,
+  not_found_rate: 0.3333,
+  rated_down: 0,
+  rated_down_rate: 0,
+};
+
 describe("the analytics page against the API (fetch mocked)", () => {
   let container: HTMLElement;
   let root: Root;
@@ -317,7 +396,9 @@ describe("the analytics page against the API (fetch mocked)", () => {
           ? report
           : input.startsWith("/api/v1/admin/analytics/entry-performance")
             ? [perfRow]
-            : null;
+            : input.startsWith("/api/v1/admin/analytics/headline")
+              ? headlineNumbers
+              : null;
         return Promise.resolve(
           new Response(JSON.stringify(body ?? { detail: "no such route" }), {
             status: body ? 200 : 404,
@@ -337,7 +418,7 @@ describe("the analytics page against the API (fetch mocked)", () => {
     vi.unstubAllGlobals();
   });
 
-  it("asks for entry performance and feedback, and shows both", async () => {
+  it("asks for the headline numbers, entry performance and feedback, and shows them", async () => {
     await act(async () => {
       root.render(<AdminAnalytics client={new ApiClient("t0k")} />);
       await Promise.resolve();
@@ -345,11 +426,15 @@ describe("the analytics page against the API (fetch mocked)", () => {
     await vi.waitFor(() => {
       expect(container.querySelector("[data-testid=feedback-summary]")).not.toBeNull();
       expect(container.querySelector("table.performance-table")).not.toBeNull();
+      expect(container.querySelector("[data-testid=headline-questions]")).not.toBeNull();
     });
-    expect(requests.map((r) => r.url).sort()).toEqual([
+    const urls = requests.map((r) => r.url).sort();
+    expect(urls.slice(0, 2)).toEqual([
       "/api/v1/admin/analytics/entry-performance?period=day",
       "/api/v1/admin/analytics/feedback?limit=20",
     ]);
+    expect(urls[2]).toMatch(/^\/api\/v1\/admin\/analytics\/headline\?since=[^&]+$/);
+    expect(urls).toHaveLength(3);
     expect(requests.every((r) => r.auth === "Bearer t0k")).toBe(true);
     const row = container.querySelector("table.performance-table tbody tr");
     expect(row?.querySelector(".helpful-rate")?.textContent).toBe("75.0%");

@@ -153,7 +153,13 @@ describe("ApiClient: credentials and the CSRF header", () => {
   });
 
   it("exchanges a host token for a session, with no credential but the token", async () => {
-    const session = { token: "cw_x", expires_at: "t", name: "mia-1a2b3c", role: "member" };
+    const session = {
+      token: "cw_x",
+      expires_at: "t",
+      name: "mia-1a2b3c",
+      role: "member",
+      regenerate_varies: false,
+    };
     const calls = fakeFetch(json(201, session), json(401, { detail: "not accepted" }));
     expect(await createSession("h.j.t")).toEqual(session);
     expect(calls[0]?.url).toBe("/api/v1/auth/session");

@@ -17,6 +17,7 @@ const AT = "2026-03-10T10:00:00Z";
 
 const reply = (change: Partial<ChatResponse> = {}): ChatResponse => ({
   conversation_id: "c1",
+  title: "How long do refunds take?",
   message_id: "m2",
   answer: "Refunds take five days [1].",
   answer_status: "answered",
@@ -154,9 +155,29 @@ describe("chatReducer: asking", () => {
     const s = run([
       { type: "loaded", conversation: history },
       asked("And for annual plans?", 2),
-      { type: "final", key: "a2", response: reply({ message_id: "m4" }) },
+      { type: "final", key: "a2", response: reply({ message_id: "m4", title: "Refunds" }) },
     ]);
     expect(s.title).toBe("Refunds");
+  });
+
+  it("takes the server's title: a greeting leaves it neutral, the first question names it", () => {
+    const s = run([
+      asked("hello there", 1),
+      { type: "final", key: "a1", response: reply({ title: "New conversation" }) },
+    ]);
+    expect(s.title).toBe("New conversation");
+    const named = run(
+      [
+        asked("Can I pause my plan?", 3),
+        {
+          type: "final",
+          key: "a3",
+          response: reply({ message_id: "m4", title: "Can I pause my plan?" }),
+        },
+      ],
+      s,
+    );
+    expect(named.title).toBe("Can I pause my plan?");
   });
 
   it("failed: the answer shows the problem; a new conversation gets no id and no title", () => {
@@ -175,7 +196,7 @@ describe("chatReducer: asking", () => {
       asked("Q1", 1),
       { type: "failed", key: "a1", problem },
       asked("Q2", 2),
-      { type: "final", key: "a2", response: reply() },
+      { type: "final", key: "a2", response: reply({ title: "Q2" }) },
     ]);
     expect(s.turns.map((t) => t.content)).toEqual(["Q2", "Refunds take five days [1]."]);
     expect(s.title).toBe("Q2");
@@ -315,7 +336,11 @@ describe("chatReducer: regenerating and rating", () => {
     const s = run(
       [
         { type: "regenerating", answerKey: "r1" },
-        { type: "final", key: "r1", response: reply({ message_id: "m3", answer: "Again." }) },
+        {
+          type: "final",
+          key: "r1",
+          response: reply({ message_id: "m3", answer: "Again.", title: "Refunds" }),
+        },
       ],
       loaded,
     );

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Source } from "../src/api/types";
 import type { DisplayTurn } from "../src/chat/state";
 import { Composer } from "../src/member/Composer";
+import { SourcePopover } from "../src/member/SourcePopover";
 import { SourcesPanel } from "../src/member/SourcesPanel";
 import {
   NOT_FOUND_LABEL,
@@ -46,6 +47,7 @@ function turn(change: Partial<DisplayTurn> = {}): DisplayTurn {
 const actions = (change: Partial<TurnActions> = {}): TurnActions => ({
   busy: false,
   latest: true,
+  regenerates: true,
   onRetry: () => undefined,
   onRegenerate: () => undefined,
   onRate: () => Promise.resolve(null),
@@ -65,8 +67,36 @@ describe("an answer's actions", () => {
     expect(html).toMatch(/aria-pressed="false"[^>]*>Not helpful</);
   });
 
+  it("puts the rating first in the answer's action row", () => {
+    const html = render(turn());
+    const rating = html.indexOf('aria-label="Rate this answer"');
+    expect(rating).toBeGreaterThan(-1);
+    expect(rating).toBeLessThan(html.indexOf('aria-label="Copy answer"'));
+    expect(rating).toBeLessThan(html.indexOf('aria-label="Regenerate answer"'));
+  });
+
+  it("shows a source's excerpt as plain text in its popover", () => {
+    const html = renderToStaticMarkup(
+      <SourcePopover
+        id="p1"
+        source={{ ...source, excerpt: "Press **Save** in [Settings](https://x.test/s)." }}
+        href="https://help.example/r"
+        hybridPath="full"
+        audience="member"
+        onClose={() => undefined}
+      />,
+    );
+    expect(html).toContain("<blockquote>Press Save in Settings.</blockquote>");
+    expect(html).not.toContain("**");
+  });
+
   it("offers no Regenerate on an earlier answer or while an answer streams", () => {
     expect(render(turn(), actions({ latest: false }))).not.toContain("Regenerate");
+    // The server's generator is deterministic: asking again would give the same answer.
+    const same = render(turn(), actions({ regenerates: false }));
+    expect(same).not.toContain("Regenerate");
+    expect(same).toContain("Copy answer");
+    expect(same).toContain("Rate this answer");
     expect(render(turn(), actions({ busy: true }))).not.toContain("Regenerate");
   });
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 import { ApiError } from "../src/api/client";
-import { answerPlainText } from "../src/chat/plainText";
+import { answerPlainText, excerptPlainText } from "../src/chat/plainText";
 import {
   SESSION_ENDED,
   UNREACHABLE,
@@ -91,6 +91,46 @@ describe("answerPlainText (Copy answer)", () => {
         (parts) => {
           const text = answerPlainText(parts.join(""));
           expect(text).not.toMatch(/\[\d/);
+        },
+      ),
+    );
+  });
+});
+
+describe("excerptPlainText (a source's excerpt)", () => {
+  it("shows emphasis, code, headings and links as their words", () => {
+    expect(excerptPlainText("Toggle **Press Enter to send** in *Settings*.")).toBe(
+      "Toggle Press Enter to send in Settings.",
+    );
+    expect(
+      excerptPlainText("## Refunds\n\nRun `cw sync` from [the console](https://x.test/c)."),
+    ).toBe("Refunds\n\nRun cw sync from the console.");
+    expect(excerptPlainText("See ![the icon](https://x.test/i.png) and <https://x.test/a>.")).toBe(
+      "See the icon and https://x.test/a.",
+    );
+  });
+
+  it("drops delimiters an excerpt's cut left unpaired", () => {
+    expect(excerptPlainText("Toggle your preferred option for **Press")).toBe(
+      "Toggle your preferred option for Press",
+    );
+    expect(excerptPlainText("Run `cw")).toBe("Run cw");
+  });
+
+  it("keeps markup as text, never as HTML", () => {
+    expect(excerptPlainText("<b>x</b> <img src=x onerror=alert(1)>")).toBe(
+      "<b>x</b> <img src=x onerror=alert(1)>",
+    );
+  });
+
+  it("never leaves emphasis or heading syntax, whatever the text", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("word", " ", "**", "__", "# ", "\n\n", "[a](https://x.test)")),
+        (parts) => {
+          const text = excerptPlainText(parts.join(""));
+          expect(text).not.toMatch(/\*\*|__|\]\(/);
+          expect(text).not.toMatch(/^#+ /m);
         },
       ),
     );

@@ -119,6 +119,7 @@ describe("the embed's state", () => {
   const ready = (change: Partial<Extract<EmbedState, { kind: "ready" }>> = {}): EmbedState => ({
     kind: "ready",
     session: "cw_s",
+    regenerateVaries: false,
     conversationId: null,
     opening: 0,
     ...change,
@@ -128,6 +129,7 @@ describe("the embed's state", () => {
     const state = embedReducer(initialEmbed, {
       type: "signedIn",
       session: "cw_s",
+      regenerateVaries: false,
       conversation: ID,
     });
     expect(state).toEqual(ready({ conversationId: ID }));
@@ -144,17 +146,27 @@ describe("the embed's state", () => {
     const stopped = embedReducer(ready(), { type: "stopped", message: "ended" });
     expect(stopped).toEqual({ kind: "stopped", message: "ended" });
     expect(embedReducer(stopped, { type: "opened", id: ID })).toBe(stopped);
-    expect(embedReducer(stopped, { type: "signedIn", session: "x", conversation: null })).toBe(
-      stopped,
-    );
+    expect(
+      embedReducer(stopped, {
+        type: "signedIn",
+        session: "x",
+        regenerateVaries: true,
+        conversation: null,
+      }),
+    ).toBe(stopped);
     expect(embedReducer(stopped, { type: "retry" })).toEqual(initialEmbed);
   });
 
   it("keeps the first session: a late sign-in changes nothing", () => {
     const state = ready();
-    expect(embedReducer(state, { type: "signedIn", session: "other", conversation: ID })).toBe(
-      state,
-    );
+    expect(
+      embedReducer(state, {
+        type: "signedIn",
+        session: "other",
+        regenerateVaries: true,
+        conversation: ID,
+      }),
+    ).toBe(state);
     expect(embedReducer(state, { type: "retry" })).toBe(state);
   });
 });

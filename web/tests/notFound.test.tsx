@@ -125,6 +125,7 @@ describe("a not_found answer in the member chat", () => {
 describe("answer status from the wire", () => {
   const reply: ChatResponse = {
     conversation_id: "c1",
+    title: "New conversation",
     message_id: "m2",
     answer: NOT_FOUND,
     answer_status: "not_found",

@@ -74,7 +74,10 @@ describe("signing in to the app", () => {
     [...container.querySelectorAll("button")].map((b) => b.textContent ?? "");
 
   it("behind the proxy: no form, the admin pages, and no Sign out", async () => {
-    me = { status: 200, body: { name: "ada-1a2b3c", role: "admin" } };
+    me = {
+      status: 200,
+      body: { name: "ada-1a2b3c", role: "admin", session: false, regenerate_varies: false },
+    };
     await render();
     await vi.waitFor(() =>
       expect(container.querySelector(".who-name")?.textContent).toBe("ada-1a2b3c"),
@@ -98,9 +101,32 @@ describe("signing in to the app", () => {
     expect(requests.map((r) => r.url)).toEqual(["/api/v1/me"]);
   });
 
-  it("signs out of a token by revoking it as a session first", async () => {
+  it("signs out of an API token by forgetting it: no request the server would refuse", async () => {
+    saveToken("cw_apitoken");
+    me = {
+      status: 200,
+      body: { name: "mia", role: "member", session: false, regenerate_varies: false },
+    };
+    await render();
+    await vi.waitFor(() => expect(buttons()).toContain("Sign out"));
+    const signOut = [...container.querySelectorAll("button")].find(
+      (b) => b.textContent === "Sign out",
+    );
+    await act(async () => {
+      signOut?.click();
+      await Promise.resolve();
+    });
+    await vi.waitFor(() => expect(container.querySelector("#token")).not.toBeNull());
+    expect(requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(window.sessionStorage.getItem("citewall.token")).toBeNull();
+  });
+
+  it("signs out of a session by revoking it", async () => {
     saveToken("cw_session");
-    me = { status: 200, body: { name: "mia-1a2b3c", role: "member" } };
+    me = {
+      status: 200,
+      body: { name: "mia-1a2b3c", role: "member", session: true, regenerate_varies: true },
+    };
     await render();
     await vi.waitFor(() => expect(buttons()).toContain("Sign out"));
     expect(requests[0]?.auth).toBe("Bearer cw_session");

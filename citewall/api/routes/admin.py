@@ -23,6 +23,7 @@ from citewall.api.analytics_schemas import (
     ExposureTurn,
     FeedbackCard,
     FeedbackReport,
+    HeadlineNumbers,
     KnowledgeGap,
     KnowledgeGapPeriod,
     KnowledgeGapQuestion,
@@ -54,6 +55,7 @@ from citewall.storage import (
     feedback,
     feedback_report,
     gaps,
+    headline,
     users,
 )
 from citewall.storage.models import CardRow, Feedback, Message
@@ -174,6 +176,28 @@ def get_any_conversation(conversation_id: str, session: SessionDep, admin: Admin
             if m.role == "assistant"
             for event in conversations.list_events(session, str(m.id))
         ],
+    )
+
+
+@router.get("/analytics/headline", response_model=HeadlineNumbers)
+def headline_numbers(
+    session: SessionDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None),
+    until: datetime | None = Query(None),
+) -> Any:
+    """Questions asked in ``[since, until)``, answers that said "not found", and answers rated
+    "Not helpful", with their shares of the answers."""
+    numbers = headline.headline(session, since=since, until=until)
+    return HeadlineNumbers(
+        since=since,
+        until=until,
+        questions=numbers.questions,
+        answers=numbers.answers,
+        not_found=numbers.not_found,
+        not_found_rate=headline.rate(numbers.not_found, numbers.answers),
+        rated_down=numbers.rated_down,
+        rated_down_rate=headline.rate(numbers.rated_down, numbers.answers),
     )
 
 

@@ -51,7 +51,11 @@ def auth_config(sign_in: SignInDep) -> Any:
     ),
 )
 def sign_in_with_host_token(
-    body: SignInRequest, request: Request, session: SessionDep, sign_in: SignInDep
+    body: SignInRequest,
+    request: Request,
+    session: SessionDep,
+    sign_in: SignInDep,
+    runtime: RuntimeDep,
 ) -> Any:
     """Exchange the host site's token for a session (``role`` is ``member``).
 
@@ -73,7 +77,11 @@ def sign_in_with_host_token(
     metrics.record_sign_in("member", "ok")
     user = issued.user
     return SessionPublic(
-        token=issued.token, expires_at=issued.expires_at, name=user.name, role=user.role
+        token=issued.token,
+        expires_at=issued.expires_at,
+        name=user.name,
+        role=user.role,
+        regenerate_varies=runtime.settings.regenerate_varies,
     )
 
 

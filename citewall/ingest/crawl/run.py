@@ -48,14 +48,15 @@ class SiteIngestReport:
         return sum(site.not_modified for site in self.crawl.sites)
 
     def summary(self) -> str:
-        """One line: what changed, then where the time went."""
+        """One line: what changed, then where the time went, in wall time (a stage's seconds
+        never exceed the crawl's, nor the crawl's the total)."""
         r, t = self.ingest, self.crawl.timings
         return (
             f"added {r.added}, updated {r.updated}, unchanged {r.unchanged} "
             f"({self.not_modified} not modified), deleted {r.deleted}, "
             f"duplicates {len(self.duplicates)}, refused {len(self.refused)} "
-            f"({t.pages} pages fetched in {t.wall_s:.1f} s: fetching {t.fetch_s:.1f} s, "
-            f"extraction {t.extract_s:.1f} s; {r.chunks_embedded} chunks embedded in "
+            f"({t.pages} pages fetched in {t.wall_s:.1f} s: fetching {t.fetch_wall_s:.1f} s, "
+            f"extraction {t.extract_wall_s:.1f} s; {r.chunks_embedded} chunks embedded in "
             f"{r.embed_s:.1f} s; total {self.total_s:.1f} s)"
         )
 

@@ -39,6 +39,7 @@ from citewall.ingest.crawl.sitemap import (
     parse_sitemap,
     walk_sitemaps,
 )
+from citewall.ingest.crawl.timings import CrawlTimings
 from citewall.ingest.crawl.transport import crawl_client
 from citewall.kb.card import Card
 
@@ -86,17 +87,6 @@ class SiteCrawl:
     refused: list[Refusal] = field(default_factory=list)
     #: Why pruning this site's vanished pages would be unsafe (the list is incomplete), or None.
     prune_blocked: str | None = None
-
-
-@dataclass(slots=True)
-class CrawlTimings:
-    """Where a crawl's time went. ``fetch_s`` and ``extract_s`` are summed over pages, so with
-    several threads they can exceed ``wall_s``."""
-
-    fetch_s: float = 0.0
-    extract_s: float = 0.0
-    wall_s: float = 0.0
-    pages: int = 0
 
 
 @dataclass(slots=True)
@@ -171,8 +161,9 @@ class _Crawler:
         return self.response(url, fetched, stored)
 
     def response(self, url: str, fetched: Fetched, stored: StoredPage | None) -> _Outcome:
+        now = time.perf_counter()
         with self._lock:
-            self.timings.fetch_s += fetched.seconds
+            self.timings.fetched(now - fetched.seconds, now)
             self.timings.pages += 1
         if fetched.not_modified and stored is not None:
             return _NotModified(url, stored)
@@ -185,8 +176,9 @@ class _Crawler:
         except NotExtractable as exc:
             return Refusal(url, str(exc))
         finally:
+            t1 = time.perf_counter()
             with self._lock:
-                self.timings.extract_s += time.perf_counter() - t0
+                self.timings.extracted(t0, t1)
         return _Fresh(url, fetched, page)
 
     def sitemap(self, run: _SiteRun, url: str) -> Sitemap:

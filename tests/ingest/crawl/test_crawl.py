@@ -96,6 +96,8 @@ def test_every_refusal_names_the_url_and_the_reason(crawled: CrawlResult, site: 
 def test_timings_are_measured(crawled: CrawlResult) -> None:
     t = crawled.timings
     assert t.pages >= 6 and t.fetch_s > 0 and t.extract_s > 0 and t.wall_s > 0
+    # Wall time per stage: never more than the crawl's, whatever the threads overlapped.
+    assert 0 < t.fetch_wall_s <= t.wall_s and 0 < t.extract_wall_s <= t.wall_s
 
 
 def test_private_addresses_are_refused_unless_allowed(site: HelpSite, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 /**
- * Analytics (admin): entry performance (how often each card is retrieved and cited, and how
+ * Analytics (admin): the headline numbers, then entry performance (how often each card is retrieved and cited, and how
  * helpful members found the answers citing it), charted and tabled; then members' feedback.
  */
 import { useMemo, useState, type ReactNode } from "react";
@@ -12,6 +12,7 @@ import { useLoad } from "../components/useLoad";
 import { CardLink } from "./AdminCard";
 import { AdminFeedback } from "./AdminFeedback";
 import { EmptyState } from "./EmptyState";
+import { Headline } from "./Headline";
 import { CardBarsChart, ChartFrame, ChartLegend, TrendChart } from "./PerformanceChart";
 import { ScrollBox } from "./ScrollBox";
 import { totalsByCard, totalsByPeriod } from "./performance";
@@ -37,6 +38,7 @@ export function AdminAnalytics(props: { client: ApiClient }): ReactNode {
   return (
     <section className="admin-page">
       <h1>Analytics</h1>
+      <Headline client={props.client} />
       <section aria-labelledby="performance-heading">
         <h2 id="performance-heading">Entry performance</h2>
         <div className="filters">

@@ -10,6 +10,7 @@ import type { AdminFeedback, AdminMessage, StoredSource, UnreadableStored } from
 import { LoadState } from "../components/LoadState";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { stripMarkers } from "../markdown/markers";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { safeHttpUrl } from "../security/safeUrl";
 import { CardLink } from "./AdminCard";
@@ -18,6 +19,12 @@ import { EventsTable } from "./EventsTable";
 import { JsonText } from "./JsonText";
 import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
+
+/** Beside a stored answer that cites: what its `[n]` markers are, and that members never see
+ * them. */
+export const MARKERS_EXPLAINED =
+  "[n] marks a sentence drawn from source n in the table below. Members see the answer " +
+  "without these markers.";
 
 export function AdminConversationView(props: { client: ApiClient; id: string }): ReactNode {
   const state = useLoad(() => props.client.adminConversation(props.id), [props.client, props.id]);
@@ -121,6 +128,11 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
       <div className="answer" data-testid="admin-answer">
         <SafeMarkdown source={m.content} stripCitationMarkers={false} />
       </div>
+      {stripMarkers(m.content) !== m.content && (
+        <p className="hint" data-testid="markers-explained">
+          {MARKERS_EXPLAINED}
+        </p>
+      )}
       {m.feedback && <AnswerFeedback feedback={m.feedback} />}
       <details className="raw">
         <summary>Stored text</summary>

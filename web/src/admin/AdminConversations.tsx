@@ -1,5 +1,6 @@
-/** Every member's conversations (admin), newest first, with who had them. */
-import type { ReactNode } from "react";
+/** Every member's conversations (admin), newest first, with who had them, whether their
+ * answers were found and how the member rated them; filtered to the ones worth a look. */
+import { useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { AdminConversationSummary } from "../api/types";
@@ -9,18 +10,65 @@ import { formatDate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { conversationPath } from "./AdminGaps";
 import { EmptyState } from "./EmptyState";
+import { Headline } from "./Headline";
 import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
 
 export const NO_CONVERSATIONS = "No conversations yet: they appear here as members ask questions.";
 
+export type ConversationFilter = "all" | "not-found" | "rated-down";
+
+const FILTERS: { value: ConversationFilter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "not-found", label: "With a “not found” answer" },
+  { value: "rated-down", label: "Rated “Not helpful”" },
+];
+
+/** Whether conversation `c` passes `filter`. */
+export function passes(c: AdminConversationSummary, filter: ConversationFilter): boolean {
+  if (filter === "not-found") return c.not_found_answers > 0;
+  if (filter === "rated-down") return c.rated_down > 0;
+  return true;
+}
+
+/** The status column: whether every answer came from the knowledge base. */
+export function statusText(c: AdminConversationSummary): string {
+  if (c.not_found_answers === 0) return "answered";
+  return c.not_found_answers === 1 ? "1 not found" : `${c.not_found_answers} not found`;
+}
+
+/** The rating column: the member's ratings in words, "—" when none. */
+export function ratingText(c: AdminConversationSummary): string {
+  const parts = [
+    c.rated_up > 0 ? `${c.rated_up} helpful` : "",
+    c.rated_down > 0 ? `${c.rated_down} not helpful` : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : "—";
+}
+
 export function AdminConversations(props: { client: ApiClient }): ReactNode {
   const state = useLoad(() => props.client.adminConversations(), [props.client]);
+  const [filter, setFilter] = useState<ConversationFilter>("all");
   return (
     <section className="admin-page">
       <h1>Conversations</h1>
+      <Headline client={props.client} />
+      <div className="filters">
+        <label htmlFor="conversation-filter">Show</label>
+        <select
+          id="conversation-filter"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value as ConversationFilter)}
+        >
+          {FILTERS.map((f) => (
+            <option key={f.value} value={f.value}>
+              {f.label}
+            </option>
+          ))}
+        </select>
+      </div>
       <LoadState state={state} what="conversations">
-        {(items) => <ConversationsTable items={items} />}
+        {(items) => <ConversationsTable items={items} filter={filter} />}
       </LoadState>
     </section>
   );
@@ -28,9 +76,15 @@ export function AdminConversations(props: { client: ApiClient }): ReactNode {
 
 export function ConversationsTable(props: {
   items: readonly AdminConversationSummary[];
+  filter?: ConversationFilter;
 }): ReactNode {
   if (props.items.length === 0) return <EmptyState>{NO_CONVERSATIONS}</EmptyState>;
-  const newestFirst = [...props.items].sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
+  const filter = props.filter ?? "all";
+  const shown = props.items.filter((c) => passes(c, filter));
+  if (shown.length === 0) {
+    return <EmptyState>No conversations match this filter.</EmptyState>;
+  }
+  const newestFirst = [...shown].sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
   return (
     <ScrollBox label="Conversations">
       <table className="conversations-table">
@@ -41,6 +95,8 @@ export function ConversationsTable(props: {
             <th scope="col" className="num">
               Messages
             </th>
+            <th scope="col">Status</th>
+            <th scope="col">Rating</th>
             <th scope="col">Updated</th>
           </tr>
         </thead>
@@ -60,6 +116,8 @@ export function ConversationsTable(props: {
               </td>
               <td className="user-cell">{userName(c)}</td>
               <td className="num">{c.message_count}</td>
+              <td data-testid="conversation-status">{statusText(c)}</td>
+              <td data-testid="conversation-rating">{ratingText(c)}</td>
               <td>{formatDate(c.updated_at)}</td>
             </tr>
           ))}

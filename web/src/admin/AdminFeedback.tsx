@@ -46,7 +46,7 @@ export function AdminFeedback(props: { client: ApiClient }): ReactNode {
     [props.client, lookback],
   );
   return (
-    <section className="feedback" aria-labelledby="feedback-heading">
+    <section className="admin-feedback" aria-labelledby="feedback-heading">
       <h2 id="feedback-heading">Feedback</h2>
       <p className="muted">
         Members&apos; thumbs up and down on answers: how helpful the answers citing each card were,

@@ -23,6 +23,9 @@ import type {
   ExposureReport,
   FeedbackFilter,
   FeedbackReport,
+  HeadlineFilter,
+  HeadlineNumbers,
+  SessionPublic,
   FeedbackPublic,
   FeedbackRequest,
   KnowledgeGapFilter,
@@ -75,12 +78,7 @@ export const CSRF_HEADER = "X-Citewall-CSRF";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** What `POST /auth/session` answers: citewall's session for a host site's signed token. */
-export interface Session {
-  token: string;
-  expires_at: string;
-  name: string;
-  role: "member";
-}
+export type Session = SessionPublic;
 
 /** Ask the host site for a fresh token and exchange it for a session; the session token, or
  * null when there is none to be had. */
@@ -331,6 +329,10 @@ export class ApiClient {
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {
     return this.request<FeedbackReport>(`/admin/analytics/feedback${query({ ...filter })}`);
+  }
+
+  headline(filter: HeadlineFilter): Promise<HeadlineNumbers> {
+    return this.request<HeadlineNumbers>(`/admin/analytics/headline${query({ ...filter })}`);
   }
 
   entryPerformance(period: Period): Promise<EntryPerformance[]> {

@@ -221,6 +221,8 @@ export interface paths {
      * Me
      * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
      *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
+     *     ``session`` says whether the bearer token is a session, which sign-out revokes;
+     *     ``regenerate_varies`` whether Regenerate can give a different answer.
      */
     get: operations["me_api_v1_me_get"];
     put?: never;
@@ -353,6 +355,27 @@ export interface paths {
      *     member's ratings, retrieval events.
      */
     get: operations["get_any_conversation_api_v1_admin_conversations__conversation_id__get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/headline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Headline Numbers
+     * @description Questions asked in ``[since, until)``, answers that said "not found", and answers rated
+     *     "Not helpful", with their shares of the answers.
+     */
+    get: operations["headline_numbers_api_v1_admin_analytics_headline_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -726,6 +749,12 @@ export interface components {
       message_count: number;
       /** Hidden At */
       hidden_at: string | null;
+      /** Not Found Answers */
+      not_found_answers: number;
+      /** Rated Up */
+      rated_up: number;
+      /** Rated Down */
+      rated_down: number;
     };
     /**
      * AdminFeedback
@@ -864,6 +893,8 @@ export interface components {
     ChatResponsePublic: {
       /** Conversation Id */
       conversation_id: string;
+      /** Title */
+      title: string;
       /** Message Id */
       message_id: string;
       /** Answer */
@@ -1159,6 +1190,29 @@ export interface components {
       detail?: components["schemas"]["ValidationError"][];
     };
     /**
+     * HeadlineNumbers
+     * @description The admin overview for ``[since, until)``: questions asked, answers "not found", and
+     *     answers rated "Not helpful", each with its share of the answers.
+     */
+    HeadlineNumbers: {
+      /** Since */
+      since: string | null;
+      /** Until */
+      until: string | null;
+      /** Questions */
+      questions: number;
+      /** Answers */
+      answers: number;
+      /** Not Found */
+      not_found: number;
+      /** Not Found Rate */
+      not_found_rate: number | null;
+      /** Rated Down */
+      rated_down: number;
+      /** Rated Down Rate */
+      rated_down_rate: number | null;
+    };
+    /**
      * KnowledgeGap
      * @description Similar questions, named by the newest, with how many are listed for each reason.
      */
@@ -1257,6 +1311,16 @@ export interface components {
        * @enum {string}
        */
       role: "member" | "admin";
+      /**
+       * Session
+       * @description The bearer token is a session (sign-out revokes it), not an API token.
+       */
+      session: boolean;
+      /**
+       * Regenerate Varies
+       * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
+       */
+      regenerate_varies: boolean;
     };
     /** MemberExposureReport */
     MemberExposureReport: {
@@ -1444,6 +1508,11 @@ export interface components {
        * @enum {string}
        */
       role: "member" | "admin";
+      /**
+       * Regenerate Varies
+       * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
+       */
+      regenerate_varies: boolean;
     };
     /**
      * SignInRequest
@@ -1555,6 +1624,7 @@ export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
 export type FeedbackReport = components["schemas"]["FeedbackReport"];
 export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
+export type HeadlineNumbers = components["schemas"]["HeadlineNumbers"];
 export type KnowledgeGap = components["schemas"]["KnowledgeGap"];
 export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
 export type KnowledgeGapQuestion = components["schemas"]["KnowledgeGapQuestion"];
@@ -2977,6 +3047,83 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["AdminConversation"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  headline_numbers_api_v1_admin_analytics_headline_get: {
+    parameters: {
+      query?: {
+        since?: string | null;
+        until?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HeadlineNumbers"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */

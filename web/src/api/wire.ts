@@ -86,3 +86,4 @@ export type ExposureFilter = QueryOf<"/api/v1/admin/analytics/exposure/{user_id}
 
 export type Rating = Schemas["RatedAnswer"]["rating"];
 export type FeedbackFilter = QueryOf<"/api/v1/admin/analytics/feedback">;
+export type HeadlineFilter = QueryOf<"/api/v1/admin/analytics/headline">;

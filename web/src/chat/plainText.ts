@@ -1,7 +1,8 @@
 /**
- * An answer as plain prose for the clipboard: the words the member reads, without Markdown
- * syntax, citation markers, or any of the page's own labels. Lists keep a "- " or "1. " in
- * front of each item, code keeps its lines, a table becomes tab-separated rows.
+ * Markdown as plain prose: an answer for the clipboard (the words the member reads, without
+ * Markdown syntax, citation markers, or any of the page's own labels), and a source's excerpt
+ * for its popover. Lists keep a "- " or "1. " in front of each item, code keeps its lines, a
+ * table becomes tab-separated rows.
  */
 import MarkdownIt from "markdown-it";
 import type Token from "markdown-it/lib/token.mjs";
@@ -13,17 +14,27 @@ const parser = new MarkdownIt("commonmark", { html: false, linkify: false, typog
 parser.disable(["link", "image", "autolink", "html_inline", "html_block", "reference"]);
 parser.enable(["table", "strikethrough"]);
 
+// An excerpt is a card's own Markdown: its links become their text, images their alt text.
+const excerptParser = new MarkdownIt("commonmark", { html: false, linkify: false });
+excerptParser.disable(["html_inline", "html_block"]);
+excerptParser.enable(["table", "strikethrough"]);
+
+// Emphasis and code delimiters an excerpt's cut left unpaired ("**Press" from "**Press X**"),
+// and a heading's hashes that such a delimiter hid from the parser.
+const STRAY_DELIMITERS = /\*\*+|__+|~~+|`+/g;
+const STRAY_HEADING = /^[ \t]*(?:#{1,6}[ \t]+)+/gm;
+
 interface List {
   ordered: boolean;
   next: number;
 }
 
 /** The text of an inline token's children: markers stripped from prose, code kept as written. */
-function inlineText(tokens: readonly Token[]): string {
+function inlineText(tokens: readonly Token[], cleanProse: (text: string) => string): string {
   let out = "";
   let prose = "";
   const flush = (): void => {
-    out += stripMarkers(prose);
+    out += cleanProse(prose);
     prose = "";
   };
   for (const t of tokens) {
@@ -44,6 +55,22 @@ function inlineText(tokens: readonly Token[]): string {
  * @example answerPlainText("Reset it **now** [1].\n\n- one\n- two") // "Reset it now.\n\n- one\n- two"
  */
 export function answerPlainText(markdown: string): string {
+  return plainText(parser.parse(markdown, {}), stripMarkers);
+}
+
+/**
+ * A source's `excerpt` (Markdown from the knowledge base, possibly cut mid-sentence) as plain
+ * text: emphasis, code, headings and link syntax become their words. Never rendered as HTML.
+ *
+ * @example excerptPlainText("## Refunds\n\nPress **Save** in [Settings](https://x.test).") // "Refunds\n\nPress Save in Settings."
+ */
+export function excerptPlainText(markdown: string): string {
+  return plainText(excerptParser.parse(markdown, {}), (text) =>
+    stripMarkers(text).replace(STRAY_DELIMITERS, "").replace(STRAY_HEADING, ""),
+  );
+}
+
+function plainText(tokens: readonly Token[], cleanProse: (text: string) => string): string {
   const blocks: string[] = [];
   let lastTight = false;
   const push = (text: string, tight: boolean): void => {
@@ -54,7 +81,7 @@ export function answerPlainText(markdown: string): string {
   const lists: List[] = [];
   let prefix = "";
   let row: string[] | null = null;
-  for (const token of parser.parse(markdown, {})) {
+  for (const token of tokens) {
     const inList = lists.length > 0;
     switch (token.type) {
       case "bullet_list_open":
@@ -84,7 +111,7 @@ export function answerPlainText(markdown: string): string {
         row = null;
         break;
       case "inline": {
-        const text = inlineText(token.children ?? []);
+        const text = inlineText(token.children ?? [], cleanProse);
         if (row) row.push(text);
         else {
           push(prefix + text, inList);

@@ -129,7 +129,8 @@ export function finalFields(
 }
 
 /** The conversation title the server gives a new conversation: its first question, shortened
- * at a word to 80 characters (as `citewall.chat.turn.title_from`). */
+ * at a word to 80 characters (as `citewall.chat.titles.title_from`). Only for a stopped first
+ * answer, which has no final reply to carry the server's title. */
 export function titleFrom(question: string): string {
   const flat = question.split(/\s+/).filter(Boolean).join(" ");
   if (flat.length <= 80) return flat;
@@ -262,13 +263,11 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     case "final": {
       const r = action.response;
-      const turn = state.turns.find((t) => t.key === action.key);
-      const question = turn?.request?.kind === "ask" ? turn.request.question : null;
       return {
         ...state,
         conversationId: r.conversation_id,
-        // A new conversation is stored with its first question as the title.
-        title: state.title ?? (question !== null ? titleFrom(question) : null),
+        // The server names the conversation (its first real question; small talk names nothing).
+        title: r.title,
         turns: patch(state, action.key, {
           ...finalFields(r),
           messageId: r.message_id,

@@ -24,7 +24,12 @@ async function signIn(host: HostToken | null): Promise<EmbedAction> {
   if (host === null) return { type: "stopped", message: NOT_SIGNED_IN };
   try {
     const session = await createSession(host.token);
-    return { type: "signedIn", session: session.token, conversation: host.conversation };
+    return {
+      type: "signedIn",
+      session: session.token,
+      regenerateVaries: session.regenerate_varies,
+      conversation: host.conversation,
+    };
   } catch (err) {
     return { type: "stopped", message: err instanceof ApiError ? NOT_SIGNED_IN : UNREACHABLE };
   }
@@ -84,6 +89,7 @@ export function Embed(): ReactNode {
   return (
     <EmbedChat
       session={state.session}
+      regenerateVaries={state.regenerateVaries}
       conversationId={state.conversationId}
       opening={state.opening}
       bridge={bridge}
@@ -94,6 +100,7 @@ export function Embed(): ReactNode {
 
 function EmbedChat(props: {
   session: string;
+  regenerateVaries: boolean;
   conversationId: string | null;
   opening: number;
   bridge: HostBridge;
@@ -128,6 +135,7 @@ function EmbedChat(props: {
         key={opening}
         client={client}
         conversationId={conversationId}
+        regenerateVaries={props.regenerateVaries}
         onOpened={onOpened}
         onNew={onNew}
       />

@@ -6,12 +6,19 @@
 export type EmbedState =
   | { kind: "signing-in" }
   /** `session`: citewall's session token, kept in memory only. `opening` counts the
-   * conversations started afresh ("New conversation" remounts the chat). */
-  | { kind: "ready"; session: string; conversationId: string | null; opening: number }
+   * conversations started afresh ("New conversation" remounts the chat). `regenerateVaries`:
+   * the server's generator can answer differently when asked again (Regenerate is offered). */
+  | {
+      kind: "ready";
+      session: string;
+      regenerateVaries: boolean;
+      conversationId: string | null;
+      opening: number;
+    }
   | { kind: "stopped"; message: string };
 
 export type EmbedAction =
-  | { type: "signedIn"; session: string; conversation: string | null }
+  | { type: "signedIn"; session: string; regenerateVaries: boolean; conversation: string | null }
   | { type: "stopped"; message: string }
   | { type: "opened"; id: string }
   | { type: "new" }
@@ -26,6 +33,7 @@ export function embedReducer(state: EmbedState, action: EmbedAction): EmbedState
       return {
         kind: "ready",
         session: action.session,
+        regenerateVaries: action.regenerateVaries,
         conversationId: action.conversation,
         opening: 0,
       };

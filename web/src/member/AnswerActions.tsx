@@ -1,6 +1,6 @@
 /**
- * What a member can do with a finished answer: copy it as plain prose, have the newest one
- * answered again, and rate it.
+ * What a member can do with a finished answer: rate it, copy it as plain prose, and have the
+ * newest one answered again.
  */
 import { useEffect, useState, type ReactNode } from "react";
 
@@ -36,6 +36,8 @@ export function AnswerActions(props: {
 
   return (
     <div className="answer-actions">
+      {/* The rating comes first: it is what an answer asks of the member. */}
+      {props.onRate && <Feedback feedback={turn.feedback} onRate={props.onRate} />}
       {turn.content && (
         <button
           type="button"
@@ -59,7 +61,6 @@ export function AnswerActions(props: {
       <span className="copy-note" role="status">
         {copied}
       </span>
-      {props.onRate && <Feedback feedback={turn.feedback} onRate={props.onRate} />}
     </div>
   );
 }

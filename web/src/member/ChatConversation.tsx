@@ -23,6 +23,9 @@ export const MISSING_CONVERSATION =
 export function ChatConversation(props: {
   client: ApiClient;
   conversationId: string | null;
+  /** Regenerate is offered only when the server's generator can answer differently (the
+   * extractive generator gives the same answer every time). */
+  regenerateVaries: boolean;
   /** Admins also see the retrieval path's name where members read plain words. */
   audience?: Audience;
   /** A first answer opened conversation `id`: it is now the open one. */
@@ -78,6 +81,7 @@ export function ChatConversation(props: {
   const actions = (t: DisplayTurn): TurnActions => ({
     busy,
     latest: t === latest,
+    regenerates: props.regenerateVaries,
     onRetry: (turn) => {
       const question = turn.request?.kind === "ask" ? turn.request.question : null;
       setDraft((d) => (d.trim() === question ? "" : d));

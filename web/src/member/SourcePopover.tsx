@@ -6,6 +6,7 @@
 import { useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
 
 import type { HybridPath, Source } from "../api/types";
+import { excerptPlainText } from "../chat/plainText";
 import { relevanceView, type Audience } from "./relevance";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -64,6 +65,7 @@ export function SourcePopover(props: {
   };
 
   const shown = displayUrl(href);
+  const excerpt = source.excerpt ? excerptPlainText(source.excerpt) : "";
 
   return (
     <div
@@ -115,10 +117,10 @@ export function SourcePopover(props: {
           )}
         </dd>
       </dl>
-      {source.excerpt ? (
+      {excerpt ? (
         <figure className="excerpt">
           <figcaption>Cited excerpt</figcaption>
-          <blockquote>{source.excerpt}</blockquote>
+          <blockquote>{excerpt}</blockquote>
         </figure>
       ) : (
         <p className="muted">No excerpt available.</p>

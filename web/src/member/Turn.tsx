@@ -52,6 +52,9 @@ export interface TurnActions {
   busy: boolean;
   /** This is the newest answer (Regenerate answers its question again). */
   latest: boolean;
+  /** Asking again can give a different answer (false: the generator is deterministic, so
+   * Regenerate is not offered; rephrasing the question is the honest way to another answer). */
+  regenerates: boolean;
   onRetry: (turn: DisplayTurn) => void;
   onRegenerate: () => void;
   onRate: (messageId: string, ...rest: Parameters<RateAnswer>) => ReturnType<RateAnswer>;
@@ -178,7 +181,7 @@ function TurnButtons(props: { turn: DisplayTurn; actions: TurnActions | undefine
   return (
     <AnswerActions
       turn={turn}
-      canRegenerate={actions.latest && !actions.busy}
+      canRegenerate={actions.regenerates && actions.latest && !actions.busy}
       onRegenerate={actions.onRegenerate}
       onRate={
         messageId === null ? null : (rating, comment) => actions.onRate(messageId, rating, comment)

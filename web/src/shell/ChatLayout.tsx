@@ -1,7 +1,7 @@
 /**
  * The chat route: the conversation list (sidebar or drawer) and, as the page's main content,
  * the chat page. The list reloads when a turn is stored; a rename of the open conversation
- * reaches the chat page's heading; deleting it leaves for a fresh chat.
+ * reaches the chat page's heading; deleting it leaves for a fresh chat (replacing its URL).
  */
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 
@@ -24,6 +24,8 @@ export function ChatLayout(props: {
   drawer: Drawer;
   /** Admins also see the retrieval path's name where members read plain words. */
   role: Audience;
+  /** The server's generator can answer differently when asked again. */
+  regenerateVaries: boolean;
 }): ReactNode {
   const { conversationId, drawer } = props;
   const [version, setVersion] = useState(0);
@@ -42,7 +44,8 @@ export function ChatLayout(props: {
 
   const onDeleted = (id: string): void => {
     if (id !== conversationId) return;
-    navigate("/");
+    // Replace the entry: Back must not return to a conversation that no longer exists.
+    navigate("/", true);
     if (drawer.open) drawer.hide("question");
     else focusQuestion();
   };
@@ -63,6 +66,7 @@ export function ChatLayout(props: {
           key={fresh}
           client={props.client}
           conversationId={conversationId}
+          regenerateVaries={props.regenerateVaries}
           audience={props.role}
           onOpened={openConversation}
           onNew={startNew}

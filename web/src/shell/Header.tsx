@@ -2,7 +2,8 @@
  * The header: on the chat, the button that opens the conversation drawer (phones only); the
  * app's name, the navigation (admin pages for admins), who is signed in, and Sign out (unless
  * an identity-aware proxy signed the user in: then the proxy's own sign-out ends the session).
- * It stays one row: the navigation scrolls sideways when it does not fit.
+ * On a phone every link stays whole: a member's header is one row; an admin's navigation takes
+ * a row of its own under it and wraps, rather than scrolling links out of sight.
  */
 import type { ReactNode } from "react";
 
@@ -36,7 +37,7 @@ export function Header(props: {
         </button>
       )}
       <span className="brand">citewall</span>
-      <nav aria-label="Main">
+      <nav aria-label="Main" className={me.role === "admin" ? "nav-admin" : undefined}>
         <ul className="nav-list">
           <li>
             <NavLink to="/" current={route.name === "chat"}>

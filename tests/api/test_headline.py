@@ -1,0 +1,50 @@
+"""The admin overview's headline numbers: questions, "not found" answers and answers rated
+"Not helpful", with their shares of the answers, for the window asked."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from .conftest import INTERNAL_QUESTIONS, ApiEnv
+
+HEADLINE = "/api/v1/admin/analytics/headline"
+
+
+def test_headline_numbers_count_questions_not_found_and_rated_down(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    before = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    answered = env.chat("member", INTERNAL_QUESTIONS[0]).json()
+    missed = env.chat("member", "What is the airspeed of an unladen swallow on Mars?").json()
+    assert missed["answer_status"] == "not_found", missed
+    rated = env.client.put(
+        f"/api/v1/messages/{answered['message_id']}/feedback",
+        json={"rating": "down"},
+        headers=env.auth("member"),
+    )
+    assert rated.status_code == 200, rated.text
+
+    after = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    assert after["questions"] - before["questions"] == 2
+    assert after["answers"] - before["answers"] == 2
+    assert after["not_found"] - before["not_found"] == 1
+    assert after["rated_down"] - before["rated_down"] == 1
+    assert after["not_found_rate"] == round(after["not_found"] / after["answers"], 4)
+    assert after["rated_down_rate"] == round(after["rated_down"] / after["answers"], 4)
+
+    future = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    empty = env.client.get(HEADLINE, params={"since": future}, headers=env.auth("admin")).json()
+    assert (empty["questions"], empty["not_found_rate"], empty["rated_down_rate"]) == (
+        0,
+        None,
+        None,
+    )
+    assert env.client.get(HEADLINE, headers=env.auth("member")).status_code == 403
+
+
+def test_regenerate_varies_only_with_a_model() -> None:
+    """The web offers Regenerate only when asking again can give another answer."""
+    from citewall.config import load_settings
+
+    assert load_settings(generator="extractive").regenerate_varies is False
+    model = load_settings(generator="openai", openai_base_url="http://127.0.0.1:9/v1")
+    assert model.regenerate_varies is True
