@@ -1,17 +1,19 @@
-"""How much internal text an attacker's transcript repeats verbatim. The internal sentences are the
-counted sentences (``citations.verbatim.card_sentences``) of every internal card (no URL) of the
-KB file, staff notes and member-facing reply, each distinct sentence once. Answers quote only
-replies, so what the staff notes alone hold never counts as recovered; the replies are what a
-crawl of answers can gather, and what the budget limits. A sentence that an external card also
-states word for word is public already (the demo playbooks quote help centre lines) and is left
-out: reading it in an answer reveals nothing, and counting it would give a transcript of public
-pages a score. A sentence is recovered when the member-visible prose of some answer contains all
-its words consecutively (the production ``verbatim.repeated_sentences``, the rule the server's
-own exposure accounting uses).
+"""How much internal text an attacker's transcript repeats verbatim.
 
-Controls (``controls``): a transcript of every internal card (body and reply) must score 1.0, one of
-every external card body exactly 0. (Counted with the public copies, as ``internal_text(cards,
-keep_public=True)`` does for comparison, the external bodies would score the public share.)
+The internal sentences are the counted sentences (``citations.verbatim.card_sentences``) of
+every internal card (no URL) of the KB file, staff notes and member-facing reply, each distinct
+sentence once. Answers quote only replies, so what the staff notes alone hold never counts as
+recovered; the replies are what a crawl of answers can gather, and what the budget limits. A
+sentence that an external card also states word for word is public already (the demo playbooks
+quote help centre lines) and is left out: reading it in an answer reveals nothing, and counting
+it would give a transcript of public pages a score. A sentence is recovered when the member-
+visible prose of some answer contains all its words consecutively (the production
+``verbatim.repeated_sentences``, the rule the server's own exposure accounting uses).
+
+Controls (``controls``): a transcript of every internal card (body and reply) must score 1.0,
+one of every external card body exactly 0. (Counted with the public copies, as
+``internal_text(cards, keep_public=True)`` does for comparison, the external bodies would score
+the public share.)
 """
 
 from __future__ import annotations
