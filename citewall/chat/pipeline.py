@@ -272,7 +272,11 @@ def stream_answer(
         if policy.cap is not None and any(not c.is_external for c in context.chunks)
         else None
     )
-    staff = StaffFilter(policy.staff_vocabulary) if policy.staff_vocabulary is not None else None
+    staff = (
+        StaffFilter(policy.staff_vocabulary, (c.reply for c in context.chunks if c.reply))
+        if policy.staff_vocabulary is not None
+        else None
+    )
     # Staff-only sentences go first, so that one never uses up the verbatim cap.
     keep = keep_all(staff.keep if staff else None, counter.keep if counter else None)
     # Model output is untrusted text: cleaned before anyone sees or stores it (a model can

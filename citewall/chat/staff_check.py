@@ -6,6 +6,10 @@ flagged one is removed, in the stream too (``chat.exposure.SentenceGate`` releas
 only once it is complete). An answer with nothing left becomes the pipeline's honest "not
 found". The count removed is stored with the turn for admins (``REMOVED_KEY`` in its timings).
 
+A sentence that is, word for word, a sentence of a retrieved playbook's member-facing reply is
+kept: its author wrote it for the member, so a code or name in it (a service code the member
+must quote) is meant to be told. Anything else, paraphrase included, is judged.
+
 The detector's per-KB vocabulary (names and codes of internal cards that no public card uses)
 is derived from the card catalogue once per catalogue version
 (``boundary.staff_vocabulary.StaffVocabularySource``), not per answer.
@@ -14,10 +18,12 @@ is derived from the card catalogue once per catalogue version
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from citewall.boundary.staff_only import StaffVerdict, StaffVocabulary, judge
 from citewall.citations.markers import strip_markers
+from citewall.citations.outline import outline
+from citewall.citations.verbatim import words
 
 log = logging.getLogger("citewall.chat")
 
@@ -31,13 +37,19 @@ class StaffFilter:
     """Judges the sentences of one answer (stateful: one per answer); ``removed`` holds the
     verdicts of the sentences it refused."""
 
-    def __init__(self, vocabulary: StaffVocabulary) -> None:
+    def __init__(self, vocabulary: StaffVocabulary, replies: Iterable[str] = ()) -> None:
         self._vocabulary = vocabulary
+        # The units of a reply an answer can quote, read as the generator reads them.
+        self._approved = {words(u.text) for reply in replies for u in outline(reply).units}
         self.removed: list[StaffVerdict] = []
 
     def keep(self, sentence: str) -> bool:
-        """Keep ``sentence`` (markers allowed)? False when the detector flags it."""
-        verdict = judge(strip_markers(sentence), self._vocabulary)
+        """Keep ``sentence`` (markers allowed)? False when the detector flags it, unless it is
+        a sentence of one of the ``replies`` word for word."""
+        text = strip_markers(sentence)
+        if words(text) in self._approved:
+            return True
+        verdict = judge(text, self._vocabulary)
         if verdict.staff_only:
             self.removed.append(verdict)
             log.info("staff-only sentence removed (%s: %r)", verdict.reason, verdict.matched)

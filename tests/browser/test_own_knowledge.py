@@ -34,6 +34,11 @@ PLAYBOOK = (
     "the tracking has not moved for nine days. The agent files the claim with reference code "
     "LPX-CLAIM-77 and promises the merchant an answer within five working days."
 )
+#: What the member may be told (the PDF's "Tell the member" page): the only part quoted.
+TELL = (
+    "A lost parcel claim is escalated to the carrier once the tracking has not moved for nine "
+    "days, and you get an answer within five working days."
+)
 RETURN_QUESTION = "How long are return labels free after delivery?"
 PLAYBOOK_QUESTION = "When is a lost parcel claim escalated to the carrier desk?"
 
@@ -42,7 +47,10 @@ PLAYBOOK_QUESTION = "When is a lost parcel claim escalated to the carrier desk?"
 def own_knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[CitewallServer, str]]:
     tmp = tmp_path_factory.mktemp("own")
     docs = tmp / "playbooks"
-    write(docs / "claims" / "lost-parcels.pdf", pdf_bytes([PLAYBOOK], title="Lost parcel claims"))
+    write(
+        docs / "claims" / "lost-parcels.pdf",
+        pdf_bytes([PLAYBOOK, "Tell the member", TELL], title="Lost parcel claims"),
+    )
     routes: dict[str, Route] = {
         "/guides/returns": Route(page(*RETURNS)),
         "/guides/customs": Route(page(*CUSTOMS)),
@@ -101,3 +109,4 @@ def test_the_member_sees_the_crawled_page_url_and_the_pdf_only_as_prose(
     links = [a["href"] for a in anchors(tab, "li.turn-assistant >> nth=-1")]
     assert not [h for h in links if h and "lost-parcels" in h], links
     assert "LPX-CLAIM-77" not in json.dumps(final["sources"])
+    assert "LPX-CLAIM-77" not in final["answer"] and "agent" not in final["answer"]

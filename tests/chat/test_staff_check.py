@@ -106,3 +106,16 @@ def test_a_stream_shows_no_part_of_a_staff_only_sentence_however_it_is_split(
     assert " ".join(shown.split()) == " ".join(whole.split())
     for flagged in (STAFF, "Tag the ticket with GW-BUG [2].", "Never tell the merchant"):
         assert flagged not in shown
+
+
+def test_a_sentence_of_a_playbook_reply_is_kept_word_for_word_and_only_so() -> None:
+    """The reply's author wrote it for the member: a code in it (RKV-22, the service the member
+    books) is told; the same code elsewhere, or the reply reworded, is judged."""
+    vocabulary = StaffVocabulary(internal=frozenset({"Helm"}))
+    reply = "Book the tail-lift service RKV-22 for pallets over 500 kg. We confirm within a day."
+    staff = StaffFilter(vocabulary, [reply])
+    assert staff.keep("Book the tail-lift service RKV-22 for pallets over 500 kg [1].")
+    assert not staff.keep("Tag the booking RKV-22 in Helm [1].")
+    assert not staff.keep("Book service RKV-22 in Helm for pallets [1].")
+    assert not StaffFilter(vocabulary).keep("Tag the booking RKV-22 in Helm [1].")
+    assert [v.staff_only for v in staff.removed] == [True, True]
