@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from citewall.evals.quality.abstention import TARGET_ANSWERED, abstention, auc, tune
+from citewall.evals.quality.abstention import TARGET_ANSWERED, abstention, tune
 from citewall.evals.quality.answers import (
     NuggetJudge,
     ScoredAnswer,
@@ -16,6 +16,7 @@ from citewall.evals.quality.answers import (
 )
 from citewall.evals.report.results import control_failures
 from citewall.retrieval.answerability import Signals
+from citewall.retrieval.calibration import auc
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from typing import Any
 
 from citewall.evals.data import DEMO, Dataset, read_jsonl
 from citewall.retrieval.answerability import Signals, Thresholds, measure
+from citewall.retrieval.calibration import auc
 from citewall.retrieval.protocols import Retriever
 
 #: The dev answered rate a tuned pair must keep.
@@ -70,18 +71,6 @@ class Tuned:
             "target_answered_rate": TARGET_ANSWERED,
             "dev_signal_auc": self.signal_auc,
         }
-
-
-def auc(positive: Sequence[float], negative: Sequence[float]) -> float:
-    """Probability that a positive outscores a negative (ties count half).
-
-    >>> auc([0.9, 0.8], [0.1, 0.8])
-    0.875
-    """
-    if not positive or not negative:
-        return 0.5
-    wins = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
-    return wins / (len(positive) * len(negative))
 
 
 def tune(answerable: Sequence[Signals], unanswerable: Sequence[Signals]) -> Tuned:
