@@ -39,7 +39,8 @@ _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$")
 _LABEL = re.compile(r"^\s*(?:\*\*|__)([^*_\n]{1,60}?)(?::(?:\*\*|__)|(?:\*\*|__):)\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIPPED_LINE = re.compile(r"^\s*(\||:::|!!!|\{%|---+\s*$|===+\s*$|<!--)")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
+#: Emphasis opens and closes at a word's edge: ``pk_live_`` and ``PARCELRY*SUB`` keep their marks.
+_EMPHASIS = re.compile(r"(?<![\w*_])(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?![\w*_])")
 _CODE = re.compile(r"`+([^`]*)`+")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\s]*\)")
 #: A link to a web page or a page of the same site: only its words are kept.
@@ -88,12 +89,23 @@ def plain(text: str) -> str:
 
     >>> plain("Toggle **`Enter` sends** [2] for a [role](https://x.example/r).")
     'Toggle Enter sends for a role.'
+    >>> plain("Keys start with pk_live_ or `pk_test_`; it reads PARCELRY*SUB or PARCELRY*POSTAGE.")
+    'Keys start with pk_live_ or pk_test_; it reads PARCELRY*SUB or PARCELRY*POSTAGE.'
     """
     s = strip_markers(text)
     s = _LINK.sub(r"\1", _IMAGE.sub("", s))
-    s = _CODE.sub(r"\1", s)
+    # A code span's text is kept as written: it stands aside (a private-use placeholder) while
+    # the text around it loses its emphasis marks.
+    spans: list[str] = []
+
+    def aside(match: re.Match[str]) -> str:
+        spans.append(match.group(1))
+        return f"\ue000{len(spans) - 1}\ue001"
+
+    s = _CODE.sub(aside, s)
     for _ in range(3):  # nested emphasis: ***x***, **_x_**
         s = _EMPHASIS.sub(r"\2", s)
+    s = re.sub("\ue000(\\d+)\ue001", lambda m: spans[int(m.group(1))], s)
     return " ".join(s.split())
 
 

@@ -122,3 +122,12 @@ def test_web_links_keep_their_words_other_links_stay() -> None:
         plain("Click [here](javascript:alert(1)) now.") == "Click [here](javascript:alert(1)) now."
     )
     assert plain("![logo](https://x.example/a.png) Hi.") == "Hi."
+
+
+def test_underscores_and_stars_inside_a_word_are_text_not_emphasis() -> None:
+    """A key prefix or a card descriptor is quoted as written (an answer once said "pklive")."""
+    assert plain("Live keys start with pk_live_.") == "Live keys start with pk_live_."
+    assert plain("It reads PARCELRY*SUB or PARCELRY*POSTAGE.") == (
+        "It reads PARCELRY*SUB or PARCELRY*POSTAGE."
+    )
+    assert plain("Use `snake_case` and **bold _words_**.") == "Use snake_case and bold words."
