@@ -353,7 +353,10 @@ class AdminCard(BaseModel):
     url: str | None = None
     license: str | None = None
     external: bool
+    #: An internal card's staff notes (an external card's public text).
     body: str | None = None
+    #: An internal card's member-facing part ("Tell the member"); None when it has none.
+    reply: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: Every other catalogue column (content hash, ingest version, timestamps).
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -78,6 +78,7 @@ def upsert_cards(
                         body=card.body,
                         url=card.url,
                         license=card.license,
+                        reply=card.reply,
                         meta=dict(card.metadata),
                         content_hash=digest,
                         ingest_version=ingest_version,
@@ -94,6 +95,7 @@ def upsert_cards(
                 row.body = card.body
                 row.url = card.url
                 row.license = card.license
+                row.reply = card.reply
                 row.meta = dict(card.metadata)
                 row.content_hash = digest
                 row.ingest_version = ingest_version

@@ -321,6 +321,8 @@ class CardRow(Base):
     body: Mapped[str] = mapped_column(TextType())
     url: Mapped[str | None] = mapped_column(TextType(), default=None)
     license: Mapped[str | None] = mapped_column(TextType(), default=None)
+    #: An internal card's member-facing part (``Card.reply``); None on external cards.
+    reply: Mapped[str | None] = mapped_column(TextType(), default=None)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType(), default=dict)
     content_hash: Mapped[str] = mapped_column(String(64))
     ingest_version: Mapped[int] = mapped_column(Integer, index=True)

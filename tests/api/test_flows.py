@@ -192,3 +192,11 @@ def test_me_and_admin_catalogue(env_both: ApiEnv, kb_facts: KbFacts) -> None:
     card = env.client.get(f"/api/v1/admin/cards/{one}", headers=env.auth("admin")).json()
     assert card["id"] == one and "author" in card["metadata"] and card["body"]
     assert env.client.get("/api/v1/admin/cards/nope", headers=env.auth("admin")).status_code == 404
+    # A playbook's member-facing reply is stored and shown to admins beside its staff notes.
+    playbook = "pb-labels-duplicate-label-charges"
+    card = env.client.get(f"/api/v1/admin/cards/{playbook}", headers=env.auth("admin")).json()
+    assert card["reply"].startswith("A double click on Purchase while the carrier is slow")
+    assert "Helm" in card["body"] and "Helm" not in card["reply"]
+    listed = {c["id"]: c for c in page["cards"]}
+    assert listed[playbook]["reply"] == card["reply"]
+    assert listed["pb-refunds-refund-escalation-tier2"]["reply"] is None

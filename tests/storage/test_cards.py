@@ -30,6 +30,7 @@ def cards() -> list[Card]:
             id="playbook-x",
             title="Escalation 100%_off",
             body="Internal body.",
+            reply="We can help with that.",
             metadata={"author": "kim"},
         ),
         Card(
@@ -53,6 +54,11 @@ def test_upsert_inserts_updates_and_skips_identical(session: Session) -> None:
     assert card_hashes(session)["setup"] == changed[2].content_hash()
     assert next_ingest_version(session) == 3
 
+    new_reply = [cards()[1].model_copy(update={"reply": "We will look into it."})]
+    assert upsert_cards(session, new_reply, 3) == UpsertCounts(updated=1)
+    session.expire_all()
+    assert get_card(session, "playbook-x").reply == "We will look into it."  # type: ignore[union-attr]
+
 
 def test_rows_carry_every_card_field(session: Session) -> None:
     upsert_cards(session, cards(), 1)
@@ -68,6 +74,7 @@ def test_rows_carry_every_card_field(session: Session) -> None:
     assert refunds.is_external is True
     internal = get_card(session, "playbook-x")
     assert internal is not None and internal.is_external is False and internal.url is None
+    assert (internal.reply, refunds.reply) == ("We can help with that.", None)
     assert get_card(session, "nope") is None
 
 

@@ -8,7 +8,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 from citewall.errors import ConfigError, StorageError
-from citewall.storage.db import check_database, make_engine
+from citewall.kb.card import Card
+from citewall.storage.cards import UpsertCounts, card_hashes, get_card, upsert_cards
+from citewall.storage.db import check_database, make_engine, make_session_factory
 from citewall.storage.models import Base
 from citewall.storage.schema import (
     current_revision,
@@ -42,10 +44,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0008"
+        assert current_revision(engine) == head_revision() == "0009"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0008"
+        assert current_revision(engine) == "0009"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -58,7 +60,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0008"
+        assert current_revision(engine) == "0009"
     finally:
         engine.dispose()
 
@@ -368,6 +370,55 @@ def test_0005_keeps_earlier_users_and_makes_issuer_subject_unique(fresh_database
                 for table in ("users", "api_tokens", "conversations")
             ]
         assert counts == [3, 1, 1]
+        migrate(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_0009_stores_replies_and_has_earlier_internal_cards_written_again(
+    fresh_database_url: str,
+) -> None:
+    """Card rows from before 0009 read back with no reply; an internal one's hash is cleared, so
+    the next ingest writes it again with its reply (an external one is left alone); going back
+    to 0008 keeps the rows."""
+    playbook = Card(id="pb", title="Late parcels", body="Log it in Helm.", reply="We credit you.")
+    page = Card(id="page", title="Shipping", body="We ship.", url="https://help.example/ship")
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0008")
+        insert = text(
+            "INSERT INTO cards (id, title, body, url, metadata, content_hash, ingest_version,"
+            " is_external, created_at, updated_at)"
+            " VALUES (:id, :title, :body, :url, '{}', :hash, 1, :ext, :t, :t)"
+        )
+        with engine.begin() as conn:
+            for card in (playbook, page):
+                conn.execute(
+                    insert,
+                    {
+                        "id": card.id,
+                        "title": card.title,
+                        "body": card.body,
+                        "url": card.url,
+                        "hash": card.content_hash(),
+                        "ext": card.is_external,
+                        "t": "2026-12-01 10:00:00+00:00",
+                    },
+                )
+        migrate(engine)
+        sessions = make_session_factory(engine)
+        with sessions() as session:
+            assert card_hashes(session) == {"pb": "", "page": page.content_hash()}
+            assert upsert_cards(session, [playbook, page], 2) == UpsertCounts(
+                updated=1, unchanged=1
+            )
+            row = get_card(session, "pb")
+            assert row is not None and row.reply == "We credit you."
+        downgrade(engine, "0008")
+        assert "reply" not in {c["name"] for c in inspect(engine).get_columns("cards")}
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM cards")).scalar() == 2
         migrate(engine)
         assert current_revision(engine) == head_revision()
     finally:
