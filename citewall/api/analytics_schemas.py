@@ -277,12 +277,15 @@ class FeedbackReport(BaseModel):
 
 class HeadlineNumbers(BaseModel):
     """The admin overview for ``[since, until)``: questions asked, answers "not found", and
-    answers rated "Not helpful", each with its share of the answers."""
+    answers rated "Not helpful", each with its share of the answers. Small talk ("hi",
+    "thanks") is counted apart and is in none of the others."""
 
     since: datetime | None
     until: datetime | None
     questions: int
     answers: int
+    #: Small-talk messages replied to (greetings, thanks): not questions, never "not found".
+    small_talk: int
     not_found: int
     #: ``not_found / answers``; None without answers.
     not_found_rate: float | None

@@ -61,6 +61,8 @@ GREETING_REPLY = (
 THANKS_REPLY = "You're welcome! Ask me anything else the knowledge base might cover."
 BYE_REPLY = "Goodbye! Come back any time you have a question."
 ACK_REPLY = "Is there anything else I can look up in the knowledge base for you?"
+#: Every small-talk reply: how a stored answer is told to be small talk (the admin headline).
+SMALL_TALK_REPLIES = frozenset({GREETING_REPLY, THANKS_REPLY, BYE_REPLY, ACK_REPLY})
 
 
 def smalltalk_reply(message: str) -> str | None:

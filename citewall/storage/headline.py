@@ -1,14 +1,20 @@
 """The admin overview's headline numbers for a time window: questions asked, answers that said
 "not found", and answers the member rated "Not helpful". Counts come from SQL; rates are the
 counts divided in Python (``rate``), so both databases give the same figures.
+
+Small talk ("hi", "thanks") asks nothing: its replies are stored as ``not_found`` answers (it is
+not answered from the knowledge base), but the headline counts it apart (``small_talk``) and
+leaves it out of the questions, the answers and the "not found" count. A small-talk answer is
+told by its text: one of the replies the caller passes (``chat.smalltalk.SMALL_TALK_REPLIES``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -21,14 +27,16 @@ from citewall.storage.models import Feedback, Message
 class Headline:
     """What members asked in ``[since, until)`` and how it went."""
 
-    #: Questions members asked (a regenerated answer asks nothing new).
+    #: Questions members asked (a regenerated answer asks nothing new; small talk is none).
     questions: int
-    #: Answers given, regenerated ones included.
+    #: Answers to those questions, regenerated ones included (small-talk replies are not).
     answers: int
     #: Answers saying the knowledge base does not answer the question.
     not_found: int
     #: Answers the member rated "Not helpful" (rated in the window, whenever answered).
     rated_down: int
+    #: Small talk ("hi", "thanks") the assistant replied to, regenerated replies included.
+    small_talk: int = 0
 
 
 def rate(part: int, whole: int) -> float | None:
@@ -41,9 +49,14 @@ def rate(part: int, whole: int) -> float | None:
 
 
 def headline(
-    session: Session, *, since: datetime | None = None, until: datetime | None = None
+    session: Session,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    small_talk_replies: Collection[str] = (),
 ) -> Headline:
-    """The headline numbers of ``[since, until)`` (None: unbounded)."""
+    """The headline numbers of ``[since, until)`` (None: unbounded). A ``not_found`` answer
+    whose text is one of ``small_talk_replies`` is small talk, counted apart."""
     since, until = as_utc(since), as_utc(until)
     window = time_window(Message.created_at, since, until)
 
@@ -51,12 +64,19 @@ def headline(
         query = select(func.count(Message.id)).where(*window, *conditions)
         return int(session.scalar(query) or 0)
 
+    assistant = Message.role == "assistant"
+    small_talk = and_(
+        Message.answer_status == "not_found", Message.content.in_(sorted(small_talk_replies))
+    )
     with storage_errors(session, "counting the headline numbers"):
-        questions = messages(Message.role == "user")
-        answers = messages(Message.role == "assistant")
-        not_found = messages(Message.role == "assistant", Message.answer_status == "not_found")
+        chatted = messages(assistant, small_talk)
+        # Each small-talk message got one first reply (later ones are regenerated).
+        chatted_first = messages(assistant, small_talk, Message.regenerated_from.is_(None))
+        questions = messages(Message.role == "user") - chatted_first
+        answers = messages(assistant) - chatted
+        not_found = messages(assistant, Message.answer_status == "not_found") - chatted
         down = select(func.count(Feedback.id)).where(
             Feedback.rating == "down", *time_window(Feedback.updated_at, since, until)
         )
         rated_down = int(session.scalar(down) or 0)
-    return Headline(questions, answers, not_found, rated_down)
+    return Headline(questions, answers, not_found, rated_down, small_talk=chatted)

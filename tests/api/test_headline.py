@@ -41,10 +41,15 @@ def test_headline_numbers_count_questions_not_found_and_rated_down(env_sqlite: A
     assert env.client.get(HEADLINE, headers=env.auth("member")).status_code == 403
 
 
-def test_regenerate_varies_only_with_a_model() -> None:
-    """The web offers Regenerate only when asking again can give another answer."""
-    from citewall.config import load_settings
+def test_small_talk_is_counted_apart_and_never_as_not_found(env_both: ApiEnv) -> None:
+    """A greeting asks nothing: it is neither a question nor a "not found" answer."""
+    env = env_both
+    before = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    greeted = env.chat("member", "hi").json()
+    env.chat("member", "thanks", greeted["conversation_id"])
+    missed = env.chat("member", "What is the airspeed of an unladen swallow on Mars?").json()
+    assert missed["answer_status"] == "not_found", missed
 
-    assert load_settings(generator="extractive").regenerate_varies is False
-    model = load_settings(generator="openai", openai_base_url="http://127.0.0.1:9/v1")
-    assert model.regenerate_varies is True
+    after = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    delta = {k: after[k] - before[k] for k in ("questions", "answers", "not_found", "small_talk")}
+    assert delta == {"questions": 1, "answers": 1, "not_found": 1, "small_talk": 2}

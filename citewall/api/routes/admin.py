@@ -44,6 +44,7 @@ from citewall.api.schemas import (
     AdminMessage,
 )
 from citewall.api.storage_rows import admin_sources, admin_timings
+from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.config import Settings
 from citewall.errors import NotFoundError
 from citewall.retrieval.covered import GapRule
@@ -74,6 +75,7 @@ def admin_card(row: CardRow) -> AdminCard:
         license=row.license,
         external=row.is_external,
         body=row.body,
+        reply=row.reply,
         metadata=dict(row.meta or {}),
         extra={
             "content_hash": row.content_hash,
@@ -188,12 +190,15 @@ def headline_numbers(
 ) -> Any:
     """Questions asked in ``[since, until)``, answers that said "not found", and answers rated
     "Not helpful", with their shares of the answers."""
-    numbers = headline.headline(session, since=since, until=until)
+    numbers = headline.headline(
+        session, since=since, until=until, small_talk_replies=SMALL_TALK_REPLIES
+    )
     return HeadlineNumbers(
         since=since,
         until=until,
         questions=numbers.questions,
         answers=numbers.answers,
+        small_talk=numbers.small_talk,
         not_found=numbers.not_found,
         not_found_rate=headline.rate(numbers.not_found, numbers.answers),
         rated_down=numbers.rated_down,
