@@ -12,6 +12,7 @@ import pytest
 from builders import add_conversation
 
 from citewall.chat.turn import plan_regeneration, plan_turn
+from citewall.config import load_settings
 from citewall.errors import ConversationFullError
 from citewall.storage.conversations import list_messages
 
@@ -139,3 +140,10 @@ def test_regenerate_refuses_what_it_cannot_answer_again(env_both: ApiEnv) -> Non
             conversation_id=mine,
             max_conversation_messages=2,
         )
+
+
+def test_regenerate_varies_only_with_a_model() -> None:
+    """The web offers Regenerate only when asking again can give another answer."""
+    assert load_settings(generator="extractive").regenerate_varies is False
+    model = load_settings(generator="openai", openai_base_url="http://127.0.0.1:9/v1")
+    assert model.regenerate_varies is True
