@@ -12,6 +12,7 @@ from citewall.boundary.staff_only import judge, staff_vocabulary
 from citewall.citations.sentences import split_sentences
 from citewall.evals.data import DEMO_CARDS, REPO_ROOT
 from citewall.evals.quality.staff_only import (
+    StaffLabel,
     count_leaks,
     load_staff_labels,
     passthrough,
@@ -45,8 +46,14 @@ def test_random_flags_flag_exactly_that_many() -> None:
     assert random_flags(10, 3) == random_flags(10, 3)
 
 
+def staff_label(card_id: str, sentence: str) -> StaffLabel:
+    return StaffLabel(card_id, sentence, staff_only=True, split="test")
+
+
 def test_leaks_count_whole_and_near_copies_only() -> None:
-    staff = ["Escalate to Tier 2 with the order number and the time of the attempt."]
+    staff = [
+        staff_label("pb", "Escalate to Tier 2 with the order number and the time of the attempt.")
+    ]
     counted = count_leaks(
         [
             "Refunds take 5 days. Escalate to Tier 2 with the order number and the time.",
@@ -55,6 +62,28 @@ def test_leaks_count_whole_and_near_copies_only() -> None:
         staff,
     )
     assert (counted.answers, counted.sentences, counted.leaked) == (2, 3, 1)
+
+
+def test_a_sentence_of_the_playbooks_reply_is_no_leak_even_when_close_to_its_staff_note() -> None:
+    """The demo's label-purchase playbook: its reply says, for the member, what its staff note
+    says for staff, in close words."""
+    card = next(c for c in CARDS if c.id == "pb-labels-label-purchase-stuck")
+    assert card.reply is not None
+    said = next(s for s in split_sentences(card.reply) if "order number" in s)
+    staff = [
+        lab
+        for lab in load_staff_labels()
+        if lab.card_id == card.id and lab.staff_only and "Tier 2" in lab.sentence
+    ]
+    assert count_leaks([said], staff).leaked == 1  # close to the staff note
+    assert count_leaks([said], staff, {card.id: card.reply}).leaked == 0
+    # Only word for word, and only that playbook's reply: a paraphrase still counts, and so
+    # does the same sentence near another playbook's staff note.
+    assert (
+        count_leaks([said.replace("send us", "give us")], staff, {card.id: card.reply}).leaked == 1
+    )
+    elsewhere = [staff_label("pb-other", lab.sentence) for lab in staff]
+    assert count_leaks([said], elsewhere, {card.id: card.reply}).leaked == 1
 
 
 def test_the_passthrough_control_fails_without_the_check() -> None:

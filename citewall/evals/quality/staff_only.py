@@ -9,7 +9,9 @@ Two figures, each beside a control that must score badly:
   many sentences of the KB's public cards the detector flags (every one is member-safe).
 - **Staff-only sentences in member prose** (``count_leaks``): the sentences of replayed member
   answers that repeat a labelled staff-only sentence (the same words, or ``NEAR_WORDS``
-  consecutive words of it). The checked answers should hold none. Controls: the same questions
+  consecutive words of it), unless the sentence is, word for word, a sentence of that
+  playbook's member-facing reply (its author wrote it for the member, in words close to the
+  staff note it stands for). The checked answers should hold none. Controls: the same questions
   answered with the check off (``CITEWALL_STAFF_ONLY_CHECK=false``), and the labelled staff-only
   sentences themselves served as member prose through the check switched off and on
   (``passthrough``: off, every one leaks).
@@ -18,7 +20,7 @@ Two figures, each beside a control that must score badly:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from typing import Any
 from citewall.boundary.staff_only import StaffVocabulary, judge
 from citewall.chat.exposure import apply_cap
 from citewall.chat.staff_check import StaffFilter
+from citewall.citations.outline import outline
 from citewall.citations.sentences import split_sentences
 from citewall.citations.verbatim import Words, longest_span, words
 from citewall.evals.data import QUESTIONS_DIR, read_jsonl
@@ -151,16 +154,32 @@ def repeats(sentence: Words, staff: Sequence[Words]) -> bool:
     return any(longest_span(sentence, s) >= min(len(s), NEAR_WORDS) for s in staff if s)
 
 
-def count_leaks(prose: Iterable[str], staff_sentences: Sequence[str]) -> LeakCount:
-    """How many sentences of the member answers ``prose`` repeat a staff-only sentence."""
-    staff = [words(s) for s in staff_sentences]
+def count_leaks(
+    prose: Iterable[str],
+    staff_labels: Sequence[StaffLabel],
+    replies: Mapping[str, str] | None = None,
+) -> LeakCount:
+    """How many sentences of the member answers ``prose`` repeat a staff-only sentence of
+    ``staff_labels`` (``replies``: card id -> reply; a sentence of the playbook's reply, word
+    for word, is not counted for that playbook's staff sentences)."""
+    staff: dict[str, list[Words]] = {}
+    for label in staff_labels:
+        staff.setdefault(label.card_id, []).append(words(label.sentence))
+    approved = {
+        card_id: {words(u.text) for u in outline(reply).units}
+        for card_id, reply in (replies or {}).items()
+    }
     answers = sentences = leaked = 0
     examples: list[str] = []
     for answer in prose:
         answers += 1
         for sentence in split_sentences(answer):
             sentences += 1
-            if repeats(words(sentence), staff):
+            said = words(sentence)
+            if any(
+                said not in approved.get(card_id, ()) and repeats(said, card_staff)
+                for card_id, card_staff in staff.items()
+            ):
                 leaked += 1
                 if len(examples) < 3:
                     examples.append(sentence)
@@ -170,9 +189,9 @@ def count_leaks(prose: Iterable[str], staff_sentences: Sequence[str]) -> LeakCou
 def passthrough(labels: Sequence[StaffLabel], vocabulary: StaffVocabulary | None) -> LeakCount:
     """The labelled staff-only sentences served as member prose, through the pipeline's
     sentence filter (``vocabulary=None``: the check off, every one goes out)."""
-    staff = [lab.sentence for lab in labels if lab.staff_only]
+    staff = [lab for lab in labels if lab.staff_only]
     if vocabulary is None:
-        served = staff
+        served = [lab.sentence for lab in staff]
     else:
-        served = [apply_cap(s, StaffFilter(vocabulary).keep) for s in staff]
+        served = [apply_cap(lab.sentence, StaffFilter(vocabulary).keep) for lab in staff]
     return count_leaks(served, staff)

@@ -55,18 +55,15 @@ def staff_only_figures(
     sentences in each replay's member prose, with the check-off and passthrough controls."""
     labels = load_staff_labels()
     vocabulary = ws.runtime.staff_vocabulary()
-    public = [
-        s
-        for card in load_cards([DEMO_CARDS])
-        if card.is_external
-        for s in split_sentences(card.body)
-    ]
-    staff = [lab.sentence for lab in labels if lab.staff_only]
+    cards = load_cards([DEMO_CARDS])
+    public = [s for card in cards if card.is_external for s in split_sentences(card.body)]
+    replies = {card.id: card.reply for card in cards if card.reply}
+    staff = [lab for lab in labels if lab.staff_only]
     say(f"staff-only check: {len(replay_set)} questions again with the check off (control)")
     with TestClient(unchecked_app(ws), raise_server_exceptions=False) as client:
         unchecked = ask_as_member(client, replay_set, ws.tokens.member, UNCHECKED, ws.asked)
-    prose = {name: count_leaks(_prose(r.answers), staff) for name, r in replays.items()}
-    prose[UNCHECKED] = count_leaks(_prose(unchecked), staff)
+    prose = {name: count_leaks(_prose(r.answers), staff, replies) for name, r in replays.items()}
+    prose[UNCHECKED] = count_leaks(_prose(unchecked), staff, replies)
     return {
         "detector": score_detector(labels, vocabulary, public),
         "vocabulary": sorted(vocabulary.internal),
