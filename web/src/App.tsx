@@ -29,7 +29,7 @@ import { Header } from "./shell/Header";
 import { SkipLink } from "./shell/SkipLink";
 import { routePageName, useDocumentTitle } from "./shell/title";
 import { useDrawer } from "./shell/useDrawer";
-import { SESSION_ENDED, UNAVAILABLE, UNREACHABLE } from "./chat/problems";
+import { SESSION_ENDED, signInProblem } from "./chat/problems";
 
 type MeState =
   { status: "loading" } | { status: "ready"; me: Me } | { status: "error"; message: string };
@@ -91,8 +91,7 @@ export function App(): ReactNode {
           // No proxy signed the user in: the sign-in form, with nothing to apologise for.
           signOut(byProxy ? null : "That token was not accepted. Check it and try again.");
         } else {
-          const message = err instanceof ApiError ? UNAVAILABLE : UNREACHABLE;
-          setAnswer({ client, state: { status: "error", message } });
+          setAnswer({ client, state: { status: "error", message: signInProblem(err) } });
         }
       },
     );

@@ -1,14 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
-import { ApiError } from "../src/api/client";
+import { ApiError, retryAfterSeconds } from "../src/api/client";
 import { answerPlainText, excerptPlainText } from "../src/chat/plainText";
 import {
   SESSION_ENDED,
   UNREACHABLE,
+  UNAVAILABLE,
   feedbackProblem,
   problemFor,
   regenerateProblem,
+  retryWhen,
+  signInProblem,
   streamCut,
   streamProblem,
 } from "../src/chat/problems";
@@ -22,6 +25,7 @@ describe("problems in plain words", () => {
     const cases: [unknown, string, boolean][] = [
       [new TypeError("Failed to fetch"), "Could not reach citewall", true],
       [new ApiError(429, "rate limit exceeded"), "Too many questions", true],
+      [new ApiError(429, "rate limit exceeded", 30), "Try again in 30 seconds.", true],
       [new ApiError(500, "Internal Server Error"), "could not answer just now", true],
       [new ApiError(502, "the answer generator failed"), "could not answer just now", true],
       [new ApiError(503, "the database is unavailable"), "could not answer just now", true],
@@ -41,6 +45,26 @@ describe("problems in plain words", () => {
       expect(problem.retry).toBe(true);
       expect(problem.message).not.toMatch(RAW);
     }
+  });
+
+  it("a rate limit says when to try again, from Retry-After", () => {
+    expect(retryAfterSeconds("30")).toBe(30);
+    expect(retryAfterSeconds(" 7 ")).toBe(7);
+    const now = Date.parse("2026-12-02T08:00:00Z");
+    expect(retryAfterSeconds("Wed, 02 Dec 2026 08:01:30 GMT", now)).toBe(90);
+    expect(retryAfterSeconds("Wed, 02 Dec 2026 07:59:00 GMT", now)).toBe(0);
+    expect(retryAfterSeconds(null)).toBeNull();
+    expect(retryAfterSeconds("soon")).toBeNull();
+    expect(retryWhen(null)).toBe("Wait a moment, then try again.");
+    expect(retryWhen(1)).toBe("Wait a moment, then try again.");
+    expect(retryWhen(59)).toBe("Try again in 59 seconds.");
+    expect(retryWhen(60)).toBe("Try again in a minute.");
+    expect(retryWhen(3600)).toBe("Try again in 60 minutes.");
+    expect(signInProblem(new ApiError(429, "rate limit exceeded", 12))).toBe(
+      "Too many requests in a short time. Try again in 12 seconds.",
+    );
+    expect(signInProblem(new ApiError(503, "the database is unavailable"))).toBe(UNAVAILABLE);
+    expect(signInProblem(new TypeError("Failed to fetch"))).toBe(UNREACHABLE);
   });
 
   it("a regenerate refused with 409 cannot be tried again in this conversation", () => {

@@ -22,7 +22,7 @@ describe("signing in to the app", () => {
   let container: HTMLElement;
   let root: Root;
   let requests: Request[];
-  let me: { status: number; body: unknown };
+  let me: { status: number; body: unknown; headers?: Record<string, string> };
 
   beforeEach(() => {
     (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -35,6 +35,7 @@ describe("signing in to the app", () => {
         const method = init?.method ?? "GET";
         const auth = new Headers(init?.headers).get("Authorization");
         requests.push({ method, url, auth, credentials: init?.credentials });
+        const extra = url === "/api/v1/me" ? (me.headers ?? {}) : {};
         const [status, body] =
           url === "/api/v1/me"
             ? [me.status, me.body]
@@ -48,7 +49,7 @@ describe("signing in to the app", () => {
         return Promise.resolve(
           new Response(status === 204 ? null : JSON.stringify(body), {
             status,
-            headers: { "Content-Type": "application/json" },
+            headers: { "Content-Type": "application/json", ...extra },
           }),
         );
       }),
@@ -99,6 +100,22 @@ describe("signing in to the app", () => {
     await vi.waitFor(() => expect(container.querySelector("#token")).not.toBeNull());
     expect(container.querySelector(".error")).toBeNull();
     expect(requests.map((r) => r.url)).toEqual(["/api/v1/me"]);
+  });
+
+  it("a rate-limited reload says so, and when to try again (not that citewall is down)", async () => {
+    saveToken("cw_apitoken");
+    me = {
+      status: 429,
+      body: { detail: "rate limit exceeded: 60 requests per minute" },
+      headers: { "Retry-After": "30" },
+    };
+    await render();
+    await vi.waitFor(() => expect(container.querySelector('[role="alert"]')).not.toBeNull());
+    const alert = container.querySelector('[role="alert"]')?.textContent ?? "";
+    expect(alert).toContain("Too many requests in a short time. Try again in 30 seconds.");
+    expect(alert).not.toContain("unavailable");
+    expect(alert).not.toContain("rate limit exceeded");
+    expect(buttons()).toContain("Retry");
   });
 
   it("signs out of an API token by forgetting it: no request the server would refuse", async () => {

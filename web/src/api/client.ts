@@ -3,7 +3,7 @@
  * behind an identity-aware proxy, none: then the browser sends the proxy's cookie (same origin
  * only) and the proxy adds its assertion. Every unsafe request carries `X-Citewall-CSRF: 1`,
  * which no other site's page can send (CORS never allows it). An error response becomes an
- * `ApiError` with the server's `detail` text and status.
+ * `ApiError` with the server's `detail` text and status (and, for a 429, when to retry).
  */
 import { SseParser } from "./sse";
 import type {
@@ -44,10 +44,31 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Seconds to wait before asking again (the response's `Retry-After`), when it said. */
+    readonly retryAfterS: number | null = null,
   ) {
     super(message);
     this.name = "ApiError";
   }
+}
+
+/** A `Retry-After` header in seconds: delay-seconds, or an HTTP date from `now` (ms); null when
+ * absent or unreadable. */
+export function retryAfterSeconds(header: string | null, now: number = Date.now()): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** The `ApiError` of a refused response whose body was read as `body`. */
+function refusal(response: Response, body: unknown): ApiError {
+  return new ApiError(
+    response.status,
+    errorDetail(body, response.status),
+    retryAfterSeconds(response.headers.get("Retry-After")),
+  );
 }
 
 /** Turn a FastAPI error body (`{"detail": str | [{msg}]}`) into one readable line. */
@@ -94,7 +115,7 @@ export async function createSession(hostToken: string): Promise<Session> {
   });
   if (!response.ok) {
     const body: unknown = await response.json().catch(() => null);
-    throw new ApiError(response.status, errorDetail(body, response.status));
+    throw refusal(response, body);
   }
   return (await response.json()) as Session;
 }
@@ -182,7 +203,7 @@ export class ApiClient {
     if (!response.ok) {
       const body: unknown = await response.json().catch(() => null);
       this.refused(response.status);
-      throw new ApiError(response.status, errorDetail(body, response.status));
+      throw refusal(response, body);
     }
     this.accepted = true;
     // 204 No Content: the callers of such paths ask for `void`.
@@ -268,7 +289,7 @@ export class ApiClient {
     if (!response.ok || !response.body) {
       const data: unknown = await response.json().catch(() => null);
       this.refused(response.status);
-      throw new ApiError(response.status, errorDetail(data, response.status));
+      throw refusal(response, data);
     }
     this.accepted = true;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
