@@ -127,6 +127,7 @@ describe("headline numbers", () => {
           until: null,
           questions: 40,
           answers: 42,
+          small_talk: 0,
           not_found: 6,
           not_found_rate: 6 / 42,
           rated_down: 3,
@@ -135,10 +136,31 @@ describe("headline numbers", () => {
       />,
     );
     expect(markup).toContain('data-testid="headline-questions">40<');
+    expect(markup).not.toContain("small talk");
     expect(markup).toContain("14.3%");
     expect(markup).toContain("(6 of 42 answers)");
     expect(markup).toContain("7.1%");
     expect(markup).toContain("(3 of 42 answers)");
+  });
+
+  it("shows small talk apart from the questions", () => {
+    const markup = html(
+      <HeadlineView
+        numbers={{
+          since: null,
+          until: null,
+          questions: 3,
+          answers: 3,
+          small_talk: 2,
+          not_found: 1,
+          not_found_rate: 1 / 3,
+          rated_down: 0,
+          rated_down_rate: 0,
+        }}
+      />,
+    );
+    expect(markup).toContain("(and 2 small talk: greetings and thanks)");
+    expect(markup).toContain("(1 of 3 answers)");
   });
 
   it("says nothing is there to divide instead of 0%", () => {
@@ -147,6 +169,7 @@ describe("headline numbers", () => {
       until: null,
       questions: 0,
       answers: 0,
+      small_talk: 0,
       not_found: 0,
       not_found_rate: null,
       rated_down: 0,
@@ -268,14 +291,14 @@ describe("retrieval events link to their conversation and card", () => {
   ];
 
   it("in the event browser", () => {
-    const markup = html(<EventsTable events={events} linkConversations />);
+    const markup = html(<EventsTable events={events} linkConversations empty="none" />);
     expect(markup).toContain('href="/admin/conversations/c%2F1">refund window</a>');
     expect(markup).toContain('href="/admin/conversations/c2">(open the conversation)</a>');
     expect(markup).toContain('href="/admin/cards/help-refunds"><code>help-refunds</code></a>');
   });
 
   it("but not inside the conversation itself", () => {
-    const markup = html(<EventsTable events={events} />);
+    const markup = html(<EventsTable events={events} empty="none" />);
     expect(markup).not.toContain("/admin/conversations/");
     expect(markup).toContain('<td class="query-cell">refund window</td>');
   });
@@ -323,6 +346,48 @@ describe("the card page", () => {
     expect(markup).toContain("not a safe web link");
     expect(markup).toContain("Not stated");
     expect(markup).toContain('data-testid="card-kind">internal</span>');
+  });
+
+  it("shows an internal card's staff notes and, apart, what to tell the member", () => {
+    const playbook: Card = {
+      ...card,
+      id: "pb-late",
+      external: false,
+      url: null,
+      body: "Log the credit in Helm with reason code GW-LATE.",
+      reply: "Late parcels get a goodwill credit on your next invoice.",
+    };
+    const markup = html(<CardDetail card={playbook} />);
+    expect(markup).toContain("<h2>Staff notes</h2>");
+    expect(markup).toContain("<h2>Tell the member</h2>");
+    expect(markup).toMatch(
+      /data-testid="card-reply">Late parcels get a goodwill credit on your next invoice\.</,
+    );
+    const none = html(<CardDetail card={{ ...playbook, reply: null }} />);
+    expect(none).toContain("No reply: answers rank this card but quote nothing from it.");
+    // A public card has no reply: its body is what members read.
+    expect(html(<CardDetail card={card} />)).not.toContain("Tell the member");
+  });
+
+  it("lists each card's reply in the catalogue", () => {
+    const playbook: Card = {
+      ...card,
+      id: "pb-late",
+      external: false,
+      url: null,
+      reply: "Late parcels get a goodwill credit on your next invoice.",
+    };
+    const markup = html(
+      <CardsTable
+        page={{ cards: [playbook, card], total: 2, limit: 25, offset: 0 }}
+        empty="none"
+        onPage={() => undefined}
+      />,
+    );
+    expect(markup).toContain('<th scope="col">Tell the member</th>');
+    expect(markup).toContain(
+      '<span class="reply-preview">Late parcels get a goodwill credit on your next invoice.</span>',
+    );
   });
 });
 
@@ -373,6 +438,7 @@ const headlineNumbers = {
   until: null,
   questions: 3,
   answers: 3,
+  small_talk: 0,
   not_found: 1,
   not_found_rate: 0.3333,
   rated_down: 0,

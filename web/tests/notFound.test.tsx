@@ -192,6 +192,7 @@ describe("admin: status, support and query", () => {
           retrievalEvent({ card_id: "c1", query: "refund window <b>x</b>", final_rank: 1 }),
           retrievalEvent({ card_id: "c2", query: null }),
         ]}
+        empty="Nothing was retrieved."
       />,
     );
     expect(html).toContain('<th scope="col">Query</th>');

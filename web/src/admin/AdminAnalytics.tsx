@@ -11,10 +11,9 @@ import { formatDate, formatNumber, formatRate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { CardLink } from "./AdminCard";
 import { AdminFeedback } from "./AdminFeedback";
-import { EmptyState } from "./EmptyState";
+import { DataTable, type Column } from "./DataTable";
 import { Headline } from "./Headline";
 import { CardBarsChart, ChartFrame, ChartLegend, TrendChart } from "./PerformanceChart";
-import { ScrollBox } from "./ScrollBox";
 import { totalsByCard, totalsByPeriod } from "./performance";
 
 const PERIODS: { value: Period; label: string }[] = [
@@ -60,82 +59,58 @@ export function AdminAnalytics(props: { client: ApiClient }): ReactNode {
   );
 }
 
+const PERFORMANCE_COLUMNS: readonly Column<EntryPerformance>[] = [
+  { header: "Card", cell: (r) => <CardLink id={r.card_id} /> },
+  {
+    header: "Period",
+    cell: (r) => (r.period_start ? r.period_start.slice(0, 10) : "all time"),
+  },
+  { header: "Retrieved", numeric: true, cell: (r) => r.times_retrieved },
+  { header: "Cited", numeric: true, cell: (r) => r.times_cited },
+  {
+    header: "Cite rate",
+    numeric: true,
+    cell: (r) =>
+      formatRate(r.times_retrieved > 0 ? r.times_cited / r.times_retrieved : r.cite_rate),
+  },
+  { header: "Mean rank", numeric: true, cell: (r) => formatNumber(r.mean_rank, 2) },
+  { header: "Last cited", cell: (r) => formatDate(r.last_cited) },
+  { header: "Helpful", numeric: true, cell: (r) => r.helpful },
+  { header: "Unhelpful", numeric: true, cell: (r) => r.unhelpful },
+  { header: "Helpful rate", numeric: true, className: "helpful-rate", cell: helpfulRate },
+  { header: "Kind", cell: (r) => (r.is_external ? "external" : "internal") },
+];
+
 export function EntryPerformanceView(props: { rows: readonly EntryPerformance[] }): ReactNode {
   const { rows } = props;
   const cards = useMemo(() => totalsByCard(rows), [rows]);
   const periods = useMemo(() => totalsByPeriod(rows), [rows]);
-  if (rows.length === 0) return <EmptyState>{NO_RETRIEVALS}</EmptyState>;
   return (
-    <>
-      <div className="charts">
-        <figure>
-          <figcaption>Per card (most retrieved first)</figcaption>
-          <ChartFrame>{(width) => <CardBarsChart cards={cards} width={width} />}</ChartFrame>
-          <ChartLegend />
-        </figure>
-        <figure>
-          <figcaption>Trend over periods</figcaption>
-          <ChartFrame>{(width) => <TrendChart periods={periods} width={width} />}</ChartFrame>
-          <ChartLegend trend />
-        </figure>
-      </div>
-      <h3>By card and period</h3>
-      <ScrollBox label="Entry performance by card and period">
-        <table className="performance-table">
-          <thead>
-            <tr>
-              <th scope="col">Card</th>
-              <th scope="col">Period</th>
-              <th scope="col" className="num">
-                Retrieved
-              </th>
-              <th scope="col" className="num">
-                Cited
-              </th>
-              <th scope="col" className="num">
-                Cite rate
-              </th>
-              <th scope="col" className="num">
-                Mean rank
-              </th>
-              <th scope="col">Last cited</th>
-              <th scope="col" className="num">
-                Helpful
-              </th>
-              <th scope="col" className="num">
-                Unhelpful
-              </th>
-              <th scope="col" className="num">
-                Helpful rate
-              </th>
-              <th scope="col">Kind</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r, i) => (
-              <tr key={`${r.card_id}-${r.period_start ?? "all"}-${i}`} data-card={r.card_id}>
-                <td>
-                  <CardLink id={r.card_id} />
-                </td>
-                <td>{r.period_start ? r.period_start.slice(0, 10) : "all time"}</td>
-                <td className="num">{r.times_retrieved}</td>
-                <td className="num">{r.times_cited}</td>
-                <td className="num">
-                  {formatRate(
-                    r.times_retrieved > 0 ? r.times_cited / r.times_retrieved : r.cite_rate,
-                  )}
-                </td>
-                <td className="num">{formatNumber(r.mean_rank, 2)}</td>
-                <td>{formatDate(r.last_cited)}</td>
-                <td className="num">{r.helpful}</td>
-                <td className="num">{r.unhelpful}</td>
-                <td className="num helpful-rate">{helpfulRate(r)}</td>
-                <td>{r.is_external ? "external" : "internal"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollBox>
-    </>
+    <DataTable
+      label="Entry performance by card and period"
+      className="performance-table"
+      columns={PERFORMANCE_COLUMNS}
+      rows={rows}
+      rowKey={(r, i) => `${r.card_id}-${r.period_start ?? "all"}-${i}`}
+      rowData={(r) => ({ card: r.card_id })}
+      empty={NO_RETRIEVALS}
+      header={
+        <>
+          <div className="charts">
+            <figure>
+              <figcaption>Per card (most retrieved first)</figcaption>
+              <ChartFrame>{(width) => <CardBarsChart cards={cards} width={width} />}</ChartFrame>
+              <ChartLegend />
+            </figure>
+            <figure>
+              <figcaption>Trend over periods</figcaption>
+              <ChartFrame>{(width) => <TrendChart periods={periods} width={width} />}</ChartFrame>
+              <ChartLegend trend />
+            </figure>
+          </div>
+          <h3>By card and period</h3>
+        </>
+      }
+    />
   );
 }

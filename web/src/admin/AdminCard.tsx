@@ -1,6 +1,8 @@
 /**
  * One knowledge-base card in full (admin): title, link, licence, external or internal, the
- * catalogue's other columns, every metadata key and the body, all shown as text.
+ * catalogue's other columns, every metadata key and the body, all shown as text. An internal
+ * card shows its staff notes (the body) and, apart, what the member may be told ("Tell the
+ * member": its reply, the only part an answer quotes).
  */
 import type { ReactNode } from "react";
 
@@ -21,6 +23,12 @@ export function cardPath(cardId: string): string {
 export function updatedAt(card: Pick<Card, "extra">): string | null {
   const value = card.extra?.updated_at ?? card.extra?.ingested_at;
   return typeof value === "string" ? value : null;
+}
+
+/** The start of a reply, for a table cell. */
+export function replyPreview(reply: string, words = 16): string {
+  const all = reply.split(/\s+/).filter(Boolean);
+  return all.length > words ? `${all.slice(0, words).join(" ")}…` : all.join(" ");
 }
 
 /** A card id as a link to its page. */
@@ -86,10 +94,24 @@ export function CardDetail(props: { card: Card }): ReactNode {
       <div data-testid="card-metadata">
         <JsonText value={c.metadata} label={`Metadata of ${c.id}`} />
       </div>
-      <h2>Body</h2>
+      <h2>{c.external ? "Body" : "Staff notes"}</h2>
       <div className="card-body" data-testid="card-body">
         {c.body ? c.body : <span className="muted">No body stored.</span>}
       </div>
+      {!c.external && (
+        <>
+          <h2>Tell the member</h2>
+          <div className="card-body card-reply" data-testid="card-reply">
+            {c.reply ? (
+              c.reply
+            ) : (
+              <span className="muted">
+                No reply: answers rank this card but quote nothing from it.
+              </span>
+            )}
+          </div>
+        </>
+      )}
       <h2>Other columns</h2>
       <JsonText value={c.extra} label={`Catalogue columns of ${c.id}`} />
     </article>

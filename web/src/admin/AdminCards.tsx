@@ -2,16 +2,15 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { CardPage } from "../api/types";
+import type { Card, CardPage } from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
 import { formatDate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { safeHttpUrl } from "../security/safeUrl";
-import { CardLink, updatedAt } from "./AdminCard";
-import { EmptyState } from "./EmptyState";
+import { CardLink, replyPreview, updatedAt } from "./AdminCard";
+import { DataTable, type Column } from "./DataTable";
 import { JsonText } from "./JsonText";
-import { ScrollBox } from "./ScrollBox";
 
 const PAGE = 25;
 
@@ -67,75 +66,76 @@ export function AdminCards(props: { client: ApiClient }): ReactNode {
   );
 }
 
+const CARD_COLUMNS: readonly Column<Card>[] = [
+  { header: "Title", cell: (c) => <CardLink id={c.id}>{c.title || c.id}</CardLink> },
+  { header: "Id", cell: (c) => <code>{c.id}</code> },
+  {
+    header: "Kind",
+    cell: (c) => (
+      <span className={`badge badge-${c.external ? "external" : "internal"}`}>
+        {c.external ? "external" : "internal"}
+      </span>
+    ),
+  },
+  {
+    header: "Link",
+    cell: (c) => {
+      const href = safeHttpUrl(c.url);
+      return href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer">
+          {new URL(href).host}
+        </a>
+      ) : (
+        <span className="muted">—</span>
+      );
+    },
+  },
+  { header: "Licence", cell: (c) => c.license || "—" },
+  {
+    header: "Tell the member",
+    cell: (c) =>
+      c.external ? (
+        <span className="muted">—</span>
+      ) : c.reply ? (
+        <span className="reply-preview">{replyPreview(c.reply)}</span>
+      ) : (
+        <span className="muted">none</span>
+      ),
+  },
+  { header: "Updated", cell: (c) => formatDate(updatedAt(c)) },
+  {
+    header: "Metadata",
+    cell: (c) => <JsonText value={c.metadata} label={`Metadata of ${c.id}`} />,
+  },
+];
+
 export function CardsTable(props: {
   page: CardPage;
   empty: string;
   onPage: (offset: number) => void;
 }): ReactNode {
   const page = props.page;
-  if (page.total === 0) {
-    return <EmptyState>{props.empty}</EmptyState>;
-  }
   return (
-    <>
-      <p className="muted" role="status">
-        {page.total} card{page.total === 1 ? "" : "s"}
-      </p>
-      <ScrollBox label="Cards">
-        <table className="cards-table">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Id</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Link</th>
-              <th scope="col">Licence</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Metadata</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.cards.map((c) => {
-              const href = safeHttpUrl(c.url);
-              return (
-                <tr key={c.id}>
-                  <td>
-                    <CardLink id={c.id}>{c.title || c.id}</CardLink>
-                  </td>
-                  <td>
-                    <code>{c.id}</code>
-                  </td>
-                  <td>
-                    <span className={`badge badge-${c.external ? "external" : "internal"}`}>
-                      {c.external ? "external" : "internal"}
-                    </span>
-                  </td>
-                  <td>
-                    {href ? (
-                      <a href={href} target="_blank" rel="noopener noreferrer">
-                        {new URL(href).host}
-                      </a>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                  <td>{c.license || "—"}</td>
-                  <td>{formatDate(updatedAt(c))}</td>
-                  <td>
-                    <JsonText value={c.metadata} label={`Metadata of ${c.id}`} />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </ScrollBox>
-      <Pager
-        offset={page.offset}
-        pageSize={page.limit}
-        total={page.total}
-        onChange={props.onPage}
-      />
-    </>
+    <DataTable
+      label="Cards"
+      className="cards-table"
+      columns={CARD_COLUMNS}
+      rows={page.cards}
+      rowKey={(c) => c.id}
+      empty={props.empty}
+      header={
+        <p className="muted" role="status">
+          {page.total} card{page.total === 1 ? "" : "s"}
+        </p>
+      }
+      footer={
+        <Pager
+          offset={page.offset}
+          pageSize={page.limit}
+          total={page.total}
+          onChange={props.onPage}
+        />
+      }
+    />
   );
 }

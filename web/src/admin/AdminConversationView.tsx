@@ -14,10 +14,9 @@ import { stripMarkers } from "../markdown/markers";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { safeHttpUrl } from "../security/safeUrl";
 import { CardLink } from "./AdminCard";
-import { EmptyState } from "./EmptyState";
+import { DataTable, type Column } from "./DataTable";
 import { EventsTable } from "./EventsTable";
 import { JsonText } from "./JsonText";
-import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
 
 /** Beside a stored answer that cites: what its `[n]` markers are, and that members never see
@@ -51,11 +50,10 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
             </ol>
             <section aria-labelledby="conv-events">
               <h2 id="conv-events">Retrieval events</h2>
-              {conv.retrieval_events.length > 0 ? (
-                <EventsTable events={conv.retrieval_events} />
-              ) : (
-                <EmptyState>Nothing was retrieved in this conversation.</EmptyState>
-              )}
+              <EventsTable
+                events={conv.retrieval_events}
+                empty="Nothing was retrieved in this conversation."
+              />
             </section>
           </>
         )}
@@ -138,11 +136,7 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
         <summary>Stored text</summary>
         <pre>{m.content}</pre>
       </details>
-      {sources.length > 0 ? (
-        <SourcesTable sources={sources} />
-      ) : (
-        <p className="muted">No sources.</p>
-      )}
+      <SourcesTable sources={sources} />
     </li>
   );
 }
@@ -170,77 +164,96 @@ function unreadableOf(s: unknown): UnreadableStored | null {
   return (s as Partial<UnreadableStored>).unreadable === true ? (s as UnreadableStored) : null;
 }
 
-export function SourcesTable(props: { sources: AdminMessage["sources"] }): ReactNode {
+/** A stored source as its table row reads it: the stored object, or an unreadable one's
+ * placeholder (drawn as one row across the columns). */
+type SourceRow = { index: number; source: StoredSource; unreadable: UnreadableStored | null };
+
+function sourceCell(read: (s: StoredSource, href: string | null, i: number) => ReactNode) {
+  return (row: SourceRow): ReactNode =>
+    read(row.source, safeHttpUrl(row.source.source_url), row.index);
+}
+
+const SOURCE_COLUMNS: readonly Column<SourceRow>[] = [
+  { header: "[n]", numeric: true, cell: sourceCell((s) => s.n ?? "—") },
+  {
+    header: "Card",
+    cell: sourceCell((s) => (
+      <>
+        <strong>{s.title || "—"}</strong>
+        <br />
+        <CardLink id={s.card_id} />
+      </>
+    )),
+  },
+  {
+    header: "Kind",
+    cell: sourceCell((_, href) =>
+      href ? (
+        <span className="badge badge-external">external</span>
+      ) : (
+        <span className="badge badge-internal">internal</span>
+      ),
+    ),
+  },
+  {
+    header: "Link",
+    cell: sourceCell((_, href) =>
+      href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer">
+          {new URL(href).host}
+        </a>
+      ) : (
+        <span className="muted">internal</span>
+      ),
+    ),
+  },
+  { header: "Licence", cell: sourceCell((s) => s.source_license || "—") },
+  { header: "Score", numeric: true, cell: sourceCell((s) => formatNumber(s.retrieved_score, 1)) },
+  {
+    header: "Attributed",
+    cell: sourceCell((s) => (s.attributed === true ? "yes" : s.attributed === false ? "no" : "—")),
+  },
+  { header: "Span", className: "span-cell", cell: sourceCell((s) => s.span || s.text || "—") },
+  {
+    header: "Metadata",
+    cell: sourceCell((s, _, i) => (
+      <JsonText value={s.metadata} label={`Metadata of source ${s.n ?? i + 1}`} />
+    )),
+  },
+];
+
+function unreadableRow(row: SourceRow): ReactNode {
+  const bad = row.unreadable;
+  if (!bad) return null;
   return (
-    <ScrollBox label="Sources as stored">
-      <table className="sources-table">
-        <caption>Sources as stored</caption>
-        <thead>
-          <tr>
-            <th scope="col">[n]</th>
-            <th scope="col">Card</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Link</th>
-            <th scope="col">Licence</th>
-            <th scope="col">Score</th>
-            <th scope="col">Attributed</th>
-            <th scope="col">Span</th>
-            <th scope="col">Metadata</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.sources.map((item, i) => {
-            const bad = unreadableOf(item);
-            if (bad) {
-              return (
-                <tr key={`unreadable-${i}`} className="unreadable" data-testid="unreadable-source">
-                  <td className="num">—</td>
-                  <td colSpan={8}>
-                    <span className="badge badge-unreadable">unreadable</span>{" "}
-                    <strong>{bad.title}</strong>
-                    <pre className="raw-value">{bad.raw}</pre>
-                  </td>
-                </tr>
-              );
-            }
-            const s = item as StoredSource;
-            const href = safeHttpUrl(s.source_url);
-            return (
-              <tr key={`${s.card_id}-${i}`} className={href ? "external" : "internal"}>
-                <td className="num">{s.n ?? "—"}</td>
-                <td>
-                  <strong>{s.title || "—"}</strong>
-                  <br />
-                  <CardLink id={s.card_id} />
-                </td>
-                <td>
-                  {href ? (
-                    <span className="badge badge-external">external</span>
-                  ) : (
-                    <span className="badge badge-internal">internal</span>
-                  )}
-                </td>
-                <td>
-                  {href ? (
-                    <a href={href} target="_blank" rel="noopener noreferrer">
-                      {new URL(href).host}
-                    </a>
-                  ) : (
-                    <span className="muted">internal</span>
-                  )}
-                </td>
-                <td>{s.source_license || "—"}</td>
-                <td className="num">{formatNumber(s.retrieved_score, 1)}</td>
-                <td>{s.attributed === true ? "yes" : s.attributed === false ? "no" : "—"}</td>
-                <td className="span-cell">{s.span || s.text || "—"}</td>
-                <td>
-                  <JsonText value={s.metadata} label={`Metadata of source ${s.n ?? i + 1}`} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollBox>
+    <tr className="unreadable" data-testid="unreadable-source">
+      <td className="num">—</td>
+      <td colSpan={SOURCE_COLUMNS.length - 1}>
+        <span className="badge badge-unreadable">unreadable</span> <strong>{bad.title}</strong>
+        <pre className="raw-value">{bad.raw}</pre>
+      </td>
+    </tr>
+  );
+}
+
+export function SourcesTable(props: { sources: AdminMessage["sources"] }): ReactNode {
+  const rows = props.sources.map((item, index): SourceRow => ({
+    index,
+    source: item as StoredSource,
+    unreadable: unreadableOf(item),
+  }));
+  return (
+    <DataTable
+      label="Sources as stored"
+      caption
+      className="sources-table"
+      columns={SOURCE_COLUMNS}
+      rows={rows}
+      rowKey={(r) => (r.unreadable ? `unreadable-${r.index}` : `${r.source.card_id}-${r.index}`)}
+      rowClassName={(r) => (safeHttpUrl(r.source.source_url) ? "external" : "internal")}
+      wholeRow={unreadableRow}
+      empty="No sources."
+      emptyTestId="no-sources"
+    />
   );
 }

@@ -9,9 +9,8 @@ import { NavLink } from "../components/NavLink";
 import { formatDate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { conversationPath } from "./AdminGaps";
-import { EmptyState } from "./EmptyState";
+import { DataTable, type Column } from "./DataTable";
 import { Headline } from "./Headline";
-import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
 
 export const NO_CONVERSATIONS = "No conversations yet: they appear here as members ask questions.";
@@ -74,55 +73,45 @@ export function AdminConversations(props: { client: ApiClient }): ReactNode {
   );
 }
 
+const CONVERSATION_COLUMNS: readonly Column<AdminConversationSummary>[] = [
+  {
+    header: "Title",
+    cell: (c) => (
+      <>
+        <NavLink to={conversationPath(c.id)}>{c.title || "Untitled"}</NavLink>
+        {c.hidden_at && (
+          <>
+            {" "}
+            <span className="badge badge-not-found" data-testid="conversation-hidden">
+              deleted by the member
+            </span>
+          </>
+        )}
+      </>
+    ),
+  },
+  { header: "User", className: "user-cell", cell: userName },
+  { header: "Messages", numeric: true, cell: (c) => c.message_count },
+  { header: "Status", testId: "conversation-status", cell: statusText },
+  { header: "Rating", testId: "conversation-rating", cell: ratingText },
+  { header: "Updated", cell: (c) => formatDate(c.updated_at) },
+];
+
 export function ConversationsTable(props: {
   items: readonly AdminConversationSummary[];
   filter?: ConversationFilter;
 }): ReactNode {
-  if (props.items.length === 0) return <EmptyState>{NO_CONVERSATIONS}</EmptyState>;
   const filter = props.filter ?? "all";
   const shown = props.items.filter((c) => passes(c, filter));
-  if (shown.length === 0) {
-    return <EmptyState>No conversations match this filter.</EmptyState>;
-  }
   const newestFirst = [...shown].sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
   return (
-    <ScrollBox label="Conversations">
-      <table className="conversations-table">
-        <thead>
-          <tr>
-            <th scope="col">Title</th>
-            <th scope="col">User</th>
-            <th scope="col" className="num">
-              Messages
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Rating</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {newestFirst.map((c) => (
-            <tr key={c.id}>
-              <td>
-                <NavLink to={conversationPath(c.id)}>{c.title || "Untitled"}</NavLink>
-                {c.hidden_at && (
-                  <>
-                    {" "}
-                    <span className="badge badge-not-found" data-testid="conversation-hidden">
-                      deleted by the member
-                    </span>
-                  </>
-                )}
-              </td>
-              <td className="user-cell">{userName(c)}</td>
-              <td className="num">{c.message_count}</td>
-              <td data-testid="conversation-status">{statusText(c)}</td>
-              <td data-testid="conversation-rating">{ratingText(c)}</td>
-              <td>{formatDate(c.updated_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
+    <DataTable
+      label="Conversations"
+      className="conversations-table"
+      columns={CONVERSATION_COLUMNS}
+      rows={newestFirst}
+      rowKey={(c) => c.id}
+      empty={props.items.length === 0 ? NO_CONVERSATIONS : "No conversations match this filter."}
+    />
   );
 }

@@ -7,7 +7,6 @@ import { LoadState } from "../components/LoadState";
 import { Pager } from "../components/Pager";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 import { useLoad } from "../components/useLoad";
-import { EmptyState } from "./EmptyState";
 import { EventsTable } from "./EventsTable";
 
 const PAGE = 50;
@@ -71,17 +70,17 @@ export function AdminEvents(props: { client: ApiClient }): ReactNode {
       <LoadState state={state} what="retrieval events">
         {(events) => (
           <>
-            {events.length === 0 ? (
-              <EmptyState>
-                {offset > 0
+            <EventsTable
+              events={events}
+              linkConversations
+              empty={
+                offset > 0
                   ? "No more retrieval events."
                   : cardId || path || lookback !== "all"
                     ? "No retrieval events match these filters."
-                    : "No retrieval events yet: they are recorded as members ask questions."}
-              </EmptyState>
-            ) : (
-              <EventsTable events={events} linkConversations />
-            )}
+                    : "No retrieval events yet: they are recorded as members ask questions."
+              }
+            />
             <Pager
               offset={offset}
               pageSize={PAGE}

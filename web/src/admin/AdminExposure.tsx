@@ -11,7 +11,7 @@ import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
-import { ScrollBox } from "./ScrollBox";
+import { DataTable, type Column } from "./DataTable";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 export const EMPTY_EXPOSURE = "No member has received internal knowledge in this period.";
@@ -88,70 +88,51 @@ export function ExposureRanking(props: { report: ExposureReport }): ReactNode {
       <p className="muted" data-testid="exposure-budget">
         {budgetText(r.budget)}
       </p>
-      {r.members.length === 0 ? (
-        <p className="muted" data-testid="exposure-empty">
-          {EMPTY_EXPOSURE}
-        </p>
-      ) : (
-        <>
+      <DataTable
+        label="Members by exposure"
+        className="exposure-table"
+        columns={MEMBER_COLUMNS}
+        rows={r.members}
+        rowKey={(m) => m.user_id}
+        rowClassName={(m) => (restrictedText(m) ? "exposure-row flagged" : "exposure-row")}
+        empty={EMPTY_EXPOSURE}
+        emptyTestId="exposure-empty"
+        header={
           <p className="muted" role="status">
             {exposureSummary(r)}
           </p>
-          <ScrollBox label="Members by exposure">
-            <table className="exposure-table">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col" className="num">
-                    Internal cards
-                  </th>
-                  <th scope="col" className="num">
-                    % of internal corpus
-                  </th>
-                  <th scope="col" className="num">
-                    Verbatim sentences
-                  </th>
-                  <th scope="col" className="num">
-                    Answers
-                  </th>
-                  <th scope="col" className="num">
-                    Longest span
-                  </th>
-                  <th scope="col">Last exposed</th>
-                  <th scope="col">Restricted</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.members.map((m) => (
-                  <MemberRow key={m.user_id} member={m} />
-                ))}
-              </tbody>
-            </table>
-          </ScrollBox>
-        </>
-      )}
+        }
+      />
     </>
   );
 }
 
-function MemberRow(props: { member: ExposureMember }): ReactNode {
-  const m = props.member;
-  const restricted = restrictedText(m);
-  return (
-    <tr className={restricted ? "exposure-row flagged" : "exposure-row"}>
-      <td>
+const MEMBER_COLUMNS: readonly Column<ExposureMember>[] = [
+  {
+    header: "Member",
+    cell: (m) => (
+      <>
         <NavLink to={memberExposurePath(m.user_id)}>{m.name}</NavLink>{" "}
         {m.role !== "member" && <span className="badge">{m.role}</span>}
-      </td>
-      <td className="num exposure-cards">{m.cards}</td>
-      <td className="num">{formatRate(m.corpus_share)}</td>
-      <td className="num">{m.verbatim_sentences}</td>
-      <td className="num">{m.turns}</td>
-      <td className="num">{m.longest_span > 0 ? plural(m.longest_span, "word", "words") : "—"}</td>
-      <td>{formatDate(m.last_exposed)}</td>
-      <td data-testid="restricted">
-        {restricted ? <span className="badge badge-flag">{restricted}</span> : "—"}
-      </td>
-    </tr>
-  );
-}
+      </>
+    ),
+  },
+  { header: "Internal cards", numeric: true, className: "exposure-cards", cell: (m) => m.cards },
+  { header: "% of internal corpus", numeric: true, cell: (m) => formatRate(m.corpus_share) },
+  { header: "Verbatim sentences", numeric: true, cell: (m) => m.verbatim_sentences },
+  { header: "Answers", numeric: true, cell: (m) => m.turns },
+  {
+    header: "Longest span",
+    numeric: true,
+    cell: (m) => (m.longest_span > 0 ? plural(m.longest_span, "word", "words") : "—"),
+  },
+  { header: "Last exposed", cell: (m) => formatDate(m.last_exposed) },
+  {
+    header: "Restricted",
+    testId: "restricted",
+    cell: (m) => {
+      const restricted = restrictedText(m);
+      return restricted ? <span className="badge badge-flag">{restricted}</span> : "—";
+    },
+  },
+];

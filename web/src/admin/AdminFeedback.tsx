@@ -14,8 +14,8 @@ import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
+import { DataTable, type Column } from "./DataTable";
 import { EmptyState } from "./EmptyState";
-import { ScrollBox } from "./ScrollBox";
 import { userName } from "./users";
 
 /** How many of the worst-rated answers the page asks for. */
@@ -74,100 +74,78 @@ export function FeedbackReportView(props: { report: FeedbackReport }): ReactNode
     <>
       <p data-testid="feedback-summary">{feedbackSummary(r)}</p>
       <h3>Helpful rate per card</h3>
-      {r.cards.length === 0 ? (
-        <EmptyState>No rated answer cited a card.</EmptyState>
-      ) : (
-        <FeedbackCards cards={r.cards} />
-      )}
+      <DataTable
+        label="Helpful rate per card"
+        className="feedback-cards"
+        columns={CARD_COLUMNS}
+        rows={r.cards}
+        rowKey={(c) => c.card_id}
+        rowClassName={() => "feedback-card"}
+        rowData={(c) => ({ card: c.card_id })}
+        empty="No rated answer cited a card."
+      />
       <h3>Worst-rated answers</h3>
-      {r.worst.length === 0 ? (
-        <EmptyState>No answer was rated unhelpful.</EmptyState>
-      ) : (
-        <WorstAnswers answers={r.worst} />
-      )}
+      <DataTable
+        label="Worst-rated answers"
+        className="worst-answers"
+        columns={WORST_COLUMNS}
+        rows={r.worst}
+        rowKey={(a) => a.message_id}
+        rowClassName={() => "rated-answer"}
+        rowData={(a) => ({ message: a.message_id })}
+        empty="No answer was rated unhelpful."
+      />
     </>
   );
 }
 
-function FeedbackCards(props: { cards: readonly FeedbackCard[] }): ReactNode {
-  return (
-    <ScrollBox label="Helpful rate per card">
-      <table className="feedback-cards">
-        <thead>
-          <tr>
-            <th scope="col">Card</th>
-            <th scope="col">Kind</th>
-            <th scope="col" className="num">
-              Helpful
-            </th>
-            <th scope="col" className="num">
-              Unhelpful
-            </th>
-            <th scope="col" className="num">
-              Helpful rate
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.cards.map((c) => (
-            <tr key={c.card_id} className="feedback-card" data-card={c.card_id}>
-              <td>
-                <CardLink id={c.card_id}>{c.title || c.card_id}</CardLink>
-              </td>
-              <td>
-                <span className={`badge badge-${c.external ? "external" : "internal"}`}>
-                  {c.external ? "external" : "internal"}
-                </span>
-              </td>
-              <td className="num">{c.up}</td>
-              <td className="num">{c.down}</td>
-              <td className="num helpful-rate">{formatRate(c.helpful_rate)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
-  );
-}
+const CARD_COLUMNS: readonly Column<FeedbackCard>[] = [
+  { header: "Card", cell: (c) => <CardLink id={c.card_id}>{c.title || c.card_id}</CardLink> },
+  {
+    header: "Kind",
+    cell: (c) => (
+      <span className={`badge badge-${c.external ? "external" : "internal"}`}>
+        {c.external ? "external" : "internal"}
+      </span>
+    ),
+  },
+  { header: "Helpful", numeric: true, cell: (c) => c.up },
+  { header: "Unhelpful", numeric: true, cell: (c) => c.down },
+  {
+    header: "Helpful rate",
+    numeric: true,
+    className: "helpful-rate",
+    cell: (c) => formatRate(c.helpful_rate),
+  },
+];
 
-function WorstAnswers(props: { answers: readonly RatedAnswer[] }): ReactNode {
-  return (
-    <ScrollBox label="Worst-rated answers">
-      <table className="worst-answers">
-        <thead>
-          <tr>
-            <th scope="col">Rating</th>
-            <th scope="col">Question</th>
-            <th scope="col">Answer</th>
-            <th scope="col">Comment</th>
-            <th scope="col">Member</th>
-            <th scope="col">Rated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.answers.map((a) => (
-            <tr key={a.message_id} className="rated-answer" data-message={a.message_id}>
-              <td>
-                <span
-                  className={a.rating === "down" ? "badge badge-flag" : "badge badge-external"}
-                  data-testid="rating"
-                >
-                  {a.rating === "down" ? "unhelpful" : "helpful"}
-                </span>
-              </td>
-              <td className="gap-question">
-                <NavLink to={conversationPath(a.conversation_id)}>
-                  {a.question ?? "(question missing)"}
-                </NavLink>
-              </td>
-              <td className="answer-preview">{answerPreview(a.answer)}</td>
-              <td className="comment-cell">{a.comment ?? <span className="muted">—</span>}</td>
-              <td>{userName(a)}</td>
-              <td>{formatDate(a.updated_at ?? a.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
-  );
-}
+const WORST_COLUMNS: readonly Column<RatedAnswer>[] = [
+  {
+    header: "Rating",
+    cell: (a) => (
+      <span
+        className={a.rating === "down" ? "badge badge-flag" : "badge badge-external"}
+        data-testid="rating"
+      >
+        {a.rating === "down" ? "unhelpful" : "helpful"}
+      </span>
+    ),
+  },
+  {
+    header: "Question",
+    className: "gap-question",
+    cell: (a) => (
+      <NavLink to={conversationPath(a.conversation_id)}>
+        {a.question ?? "(question missing)"}
+      </NavLink>
+    ),
+  },
+  { header: "Answer", className: "answer-preview", cell: (a) => answerPreview(a.answer) },
+  {
+    header: "Comment",
+    className: "comment-cell",
+    cell: (a) => a.comment ?? <span className="muted">—</span>,
+  },
+  { header: "Member", cell: userName },
+  { header: "Rated", cell: (a) => formatDate(a.updated_at ?? a.created_at) },
+];

@@ -20,7 +20,7 @@ import { NavLink } from "../components/NavLink";
 import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { AbstentionCalibration } from "./AbstentionCalibration";
-import { ScrollBox } from "./ScrollBox";
+import { DataTable, type Column } from "./DataTable";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 const PERIODS: { value: GapPeriod; label: string }[] = [
@@ -172,90 +172,89 @@ function GapTable(props: {
   empty: string;
 }): ReactNode {
   const gaps = props.list === "gaps";
-  if (props.groups.length === 0) {
-    return (
-      <p className="muted" data-testid={`${props.list}-empty`}>
-        {props.empty}
-      </p>
-    );
-  }
+  return (
+    <DataTable
+      label={gaps ? "Knowledge gaps" : "Answered badly"}
+      className={`${props.list}-table gaps-list`}
+      columns={gapColumns(gaps, props.period)}
+      rows={props.groups}
+      rowKey={(g, i) => `${i}-${g.question}`}
+      rowClassName={() => "gap-row"}
+      empty={props.empty}
+      emptyTestId={`${props.list}-empty`}
+      header={
+        <p className="muted" role="status">
+          {props.summary}
+        </p>
+      }
+    />
+  );
+}
+
+function gapColumns(gaps: boolean, period: GapPeriod): readonly Column<KnowledgeGap>[] {
+  return [
+    { header: "Question", className: "gap-question", cell: (g) => <GapQuestion gap={g} /> },
+    { header: "Asked", numeric: true, className: "gap-count", cell: (g) => g.count },
+    {
+      header: gaps ? "Not found" : "Rated Not helpful",
+      numeric: true,
+      cell: (g) => (gaps ? g.not_found : g.rated_down),
+    },
+    {
+      header: gaps ? "Low coverage" : "Low support",
+      numeric: true,
+      cell: (g) => (gaps ? g.low_coverage : g.low_support),
+    },
+    { header: "Last asked", cell: (g) => formatDate(g.last_asked) },
+    { header: `Per ${period}`, cell: (g) => <PeriodCounts gap={g} /> },
+  ];
+}
+
+function GapQuestion(props: { gap: KnowledgeGap }): ReactNode {
+  const g = props.gap;
   return (
     <>
-      <p className="muted" role="status">
-        {props.summary}
-      </p>
-      <ScrollBox label={gaps ? "Knowledge gaps" : "Answered badly"}>
-        <table className={`${props.list}-table gaps-list`}>
-          <thead>
-            <tr>
-              <th scope="col">Question</th>
-              <th scope="col">Asked</th>
-              <th scope="col">{gaps ? "Not found" : "Rated Not helpful"}</th>
-              <th scope="col">{gaps ? "Low coverage" : "Low support"}</th>
-              <th scope="col">Last asked</th>
-              <th scope="col">Per {props.period}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.groups.map((g, i) => (
-              <GapRow key={`${i}-${g.question}`} gap={g} list={props.list} />
+      <span className="question-text">{g.question}</span>
+      {g.examples.length > 0 && (
+        <details className="gap-examples">
+          <summary>
+            {g.examples.length < g.count
+              ? `${g.examples.length} of ${g.count} questions`
+              : g.count === 1
+                ? "1 question"
+                : `${g.count} questions`}
+          </summary>
+          <ul>
+            {g.examples.map((q) => (
+              <li key={q.message_id}>
+                <NavLink to={conversationPath(q.conversation_id)}>{q.question}</NavLink>{" "}
+                <span className="muted">
+                  · {exampleStatus(q)} · {formatDate(q.asked_at)}
+                </span>
+              </li>
             ))}
-          </tbody>
-        </table>
-      </ScrollBox>
+          </ul>
+        </details>
+      )}
     </>
   );
 }
 
-function GapRow(props: { gap: KnowledgeGap; list: GapList }): ReactNode {
-  const g = props.gap;
-  const gaps = props.list === "gaps";
-  const periods = compactPeriods(g.per_period);
+function PeriodCounts(props: { gap: KnowledgeGap }): ReactNode {
+  const periods = compactPeriods(props.gap.per_period);
   return (
-    <tr className="gap-row">
-      <td className="gap-question">
-        <span className="question-text">{g.question}</span>
-        {g.examples.length > 0 && (
-          <details className="gap-examples">
-            <summary>
-              {g.examples.length < g.count
-                ? `${g.examples.length} of ${g.count} questions`
-                : g.count === 1
-                  ? "1 question"
-                  : `${g.count} questions`}
-            </summary>
-            <ul>
-              {g.examples.map((q) => (
-                <li key={q.message_id}>
-                  <NavLink to={conversationPath(q.conversation_id)}>{q.question}</NavLink>{" "}
-                  <span className="muted">
-                    · {exampleStatus(q)} · {formatDate(q.asked_at)}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          </details>
-        )}
-      </td>
-      <td className="num gap-count">{g.count}</td>
-      <td className="num">{gaps ? g.not_found : g.rated_down}</td>
-      <td className="num">{gaps ? g.low_coverage : g.low_support}</td>
-      <td>{formatDate(g.last_asked)}</td>
-      <td>
-        <ul className="period-counts">
-          {periods.earlierPeriods > 0 && (
-            <li className="muted">
-              earlier: {periods.earlierCount} in {periods.earlierPeriods}
-            </li>
-          )}
-          {periods.shown.map((p) => (
-            <li key={p.period_start}>
-              <span className="period-start">{p.period_start}</span>:{" "}
-              <span className="num">{p.count}</span>
-            </li>
-          ))}
-        </ul>
-      </td>
-    </tr>
+    <ul className="period-counts">
+      {periods.earlierPeriods > 0 && (
+        <li className="muted">
+          earlier: {periods.earlierCount} in {periods.earlierPeriods}
+        </li>
+      )}
+      {periods.shown.map((p) => (
+        <li key={p.period_start}>
+          <span className="period-start">{p.period_start}</span>:{" "}
+          <span className="num">{p.count}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -18,7 +18,7 @@ import { NavLink } from "../components/NavLink";
 import { Pager } from "../components/Pager";
 import { formatDate, formatRate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
-import { ScrollBox } from "./ScrollBox";
+import { DataTable, type Column } from "./DataTable";
 import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
 import { budgetText, restrictedText } from "./AdminExposure";
@@ -135,83 +135,69 @@ export function MemberExposure(props: {
   );
 }
 
+const DAY_COLUMNS: readonly Column<ExposureDay>[] = [
+  { header: "Day", cell: (d) => d.day },
+  { header: "Internal cards", numeric: true, cell: (d) => d.cards },
+  { header: "Verbatim sentences", numeric: true, cell: (d) => d.verbatim_sentences },
+  { header: "Answers", numeric: true, cell: (d) => d.turns },
+  { header: "Restricted", numeric: true, cell: (d) => d.restricted_turns },
+];
+
 function DaysTable(props: { days: readonly ExposureDay[] }): ReactNode {
   return (
-    <ScrollBox label="Exposure per day">
-      <table className="exposure-days">
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col" className="num">
-              Internal cards
-            </th>
-            <th scope="col" className="num">
-              Verbatim sentences
-            </th>
-            <th scope="col" className="num">
-              Answers
-            </th>
-            <th scope="col" className="num">
-              Restricted
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {newestFirst(props.days).map((d) => (
-            <tr key={d.day}>
-              <td>{d.day}</td>
-              <td className="num">{d.cards}</td>
-              <td className="num">{d.verbatim_sentences}</td>
-              <td className="num">{d.turns}</td>
-              <td className="num">{d.restricted_turns}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
+    <DataTable
+      label="Exposure per day"
+      className="exposure-days"
+      columns={DAY_COLUMNS}
+      rows={newestFirst(props.days)}
+      rowKey={(d) => d.day}
+      empty="No day in this period drew on internal knowledge."
+    />
   );
 }
 
+const TURN_COLUMNS: readonly Column<ExposureTurn>[] = [
+  { header: "Answered", cell: (t) => formatDate(t.created_at) },
+  {
+    header: "Question",
+    className: "gap-question",
+    cell: (t) => (
+      <NavLink to={conversationPath(t.conversation_id)}>
+        {t.question ?? "(question missing)"}
+      </NavLink>
+    ),
+  },
+  {
+    header: "Internal cards",
+    cell: (t) =>
+      t.restricted ? (
+        <span className="badge badge-flag">restricted: external knowledge only</span>
+      ) : (
+        <ul className="exposure-card-list">
+          {t.cards.map((c) => (
+            <li key={c.card_id}>
+              <CardLink id={c.card_id} />
+              {c.title && <span className="muted"> {c.title}</span>}
+              <br />
+              <span className="muted">{cardExposure(c)}</span>
+            </li>
+          ))}
+        </ul>
+      ),
+  },
+];
+
 function TurnsTable(props: { turns: readonly ExposureTurn[] }): ReactNode {
   return (
-    <ScrollBox label="Answers with internal knowledge">
-      <table className="exposure-turns">
-        <thead>
-          <tr>
-            <th scope="col">Answered</th>
-            <th scope="col">Question</th>
-            <th scope="col">Internal cards</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.turns.map((t) => (
-            <tr key={t.message_id} className="exposure-turn" data-message={t.message_id}>
-              <td>{formatDate(t.created_at)}</td>
-              <td className="gap-question">
-                <NavLink to={conversationPath(t.conversation_id)}>
-                  {t.question ?? "(question missing)"}
-                </NavLink>
-              </td>
-              <td>
-                {t.restricted ? (
-                  <span className="badge badge-flag">restricted: external knowledge only</span>
-                ) : (
-                  <ul className="exposure-card-list">
-                    {t.cards.map((c) => (
-                      <li key={c.card_id}>
-                        <CardLink id={c.card_id} />
-                        {c.title && <span className="muted"> {c.title}</span>}
-                        <br />
-                        <span className="muted">{cardExposure(c)}</span>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
+    <DataTable
+      label="Answers with internal knowledge"
+      className="exposure-turns"
+      columns={TURN_COLUMNS}
+      rows={props.turns}
+      rowKey={(t) => t.message_id}
+      rowClassName={() => "exposure-turn"}
+      rowData={(t) => ({ message: t.message_id })}
+      empty="No more answers."
+    />
   );
 }

@@ -1,6 +1,7 @@
 /**
  * The admin overview's headline numbers for a look-back window: questions asked, the share of
- * answers that said "not found", and the share rated "Not helpful".
+ * answers that said "not found", and the share rated "Not helpful". Small talk ("hi", "thanks")
+ * is no question: the server counts it apart, and it is shown apart.
  */
 import { useState, type ReactNode } from "react";
 
@@ -42,7 +43,17 @@ export function HeadlineView(props: { numbers: HeadlineNumbers }): ReactNode {
     <dl className="headline">
       <div>
         <dt>Questions</dt>
-        <dd data-testid="headline-questions">{n.questions}</dd>
+        <dd data-testid="headline-questions">
+          {n.questions}
+          {n.small_talk > 0 && (
+            <>
+              {" "}
+              <span className="muted" data-testid="headline-small-talk">
+                (and {n.small_talk} small talk: greetings and thanks)
+              </span>
+            </>
+          )}
+        </dd>
       </div>
       <div>
         <dt>Not found</dt>

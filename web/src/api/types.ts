@@ -678,6 +678,8 @@ export interface components {
       external: boolean;
       /** Body */
       body?: string | null;
+      /** Reply */
+      reply?: string | null;
       /** Metadata */
       metadata?: {
         [key: string]: unknown;
@@ -1192,7 +1194,8 @@ export interface components {
     /**
      * HeadlineNumbers
      * @description The admin overview for ``[since, until)``: questions asked, answers "not found", and
-     *     answers rated "Not helpful", each with its share of the answers.
+     *     answers rated "Not helpful", each with its share of the answers. Small talk ("hi",
+     *     "thanks") is counted apart and is in none of the others.
      */
     HeadlineNumbers: {
       /** Since */
@@ -1203,6 +1206,8 @@ export interface components {
       questions: number;
       /** Answers */
       answers: number;
+      /** Small Talk */
+      small_talk: number;
       /** Not Found */
       not_found: number;
       /** Not Found Rate */
