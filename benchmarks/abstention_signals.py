@@ -7,6 +7,8 @@ uncovered) the production retriever's context gives:
 - ``sentence_top1`` / ``sentence_top3``: the best cosine similarity to one sentence unit of
   the best card / of the top three cards, from the sentence vectors stored at ingest (no model
   call per unit);
+- ``control`` (negative control): a hash of the question's text, which must score near an AUC
+  of 0.5 and recall little;
 - lexical flags, each "the question has a term that ...": ``absent_from_kb`` (no card uses
   it), ``named_absent_from_kb`` (the same, for a capitalised word after the first or a
   number), ``key_absent_from_context`` (a key term, ``answerability.key_terms``, that none of
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,7 +48,7 @@ from citewall.retrieval.sentence_store import load_sentence_vectors
 from citewall.text.terms import STOPWORDS, WORD, content_terms, stem
 
 TARGET = 0.95
-SCORES = ("dense", "sentence_top1", "sentence_top3")
+SCORES = ("dense", "sentence_top1", "sentence_top3", "control")
 FLAGS = (
     "absent_from_kb",
     "named_absent_from_kb",
@@ -131,6 +134,8 @@ def main() -> None:
                 "dense": float(context.top_dense or 0.0),
                 "sentence_top1": best_units[0] if best_units else 0.0,
                 "sentence_top3": max(best_units, default=0.0),
+                # Negative control: a score that knows nothing of the question's meaning.
+                "control": zlib.crc32(question.encode()) / 2**32,
                 "absent_from_kb": any(df.get(t, 0) == 0 for t in terms),
                 "named_absent_from_kb": any(df.get(t, 0) == 0 for t in named),
                 "key_absent_from_context": bool(key_terms(question, vocabulary) - seen),
