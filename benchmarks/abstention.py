@@ -16,6 +16,10 @@ Tune only on ``--split dev``; report ``--split test``. From the repository root:
     HF_HUB_OFFLINE=1 python benchmarks/abstention.py --kb demo --split test
     HF_HUB_OFFLINE=1 python benchmarks/abstention.py --kb zulip --split test
     HF_HUB_OFFLINE=1 python benchmarks/abstention.py --kb fastapi --split test
+
+``--timing`` measures instead what calibration costs an ingest of the KB: a fresh ingest with
+``CITEWALL_CALIBRATION=false``, the same with calibration, then a re-ingest of the calibrated
+KB after one card changed (its probes reuse the stored probe vectors).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citewall.config import Settings
 from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, QUESTIONS_DIR, REPO_ROOT
 from citewall.evals.workspace import workspace_settings
 from citewall.ingest.calibrate import calibrate
@@ -35,6 +40,7 @@ from citewall.retrieval.answerability import Decider, Signals, Thresholds
 from citewall.retrieval.calibration import signal_aucs
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
+from citewall.retrieval.protocols import Embedder
 from citewall.storage import db, schema
 
 #: KB name -> (its card files, the folder of its labelled questions).
@@ -70,17 +76,61 @@ def _rates(
     }
 
 
+def _ingest(paths: list[Path], settings: Settings, embedder: Embedder) -> tuple[float, str]:
+    engine = db.make_engine(settings.sqlalchemy_url)
+    schema.migrate(engine)
+    t0 = time.perf_counter()
+    report = ingest_paths(
+        paths,
+        settings,
+        embedder=embedder,
+        session_factory=db.make_session_factory(engine),
+        progress=False,
+    )
+    engine.dispose()
+    return time.perf_counter() - t0, report.calibration or "not calibrated"
+
+
+def timing(kb: str) -> dict[str, Any]:
+    """Ingest seconds without and with calibration, and for a re-ingest after one change."""
+    cards, _ = SETS[kb]
+    out: dict[str, Any] = {"kb": kb}
+    with tempfile.TemporaryDirectory(prefix="cw-abstention-timing-") as tmp:
+        root = Path(tmp)
+        embedder = load_embedder(workspace_settings(root / "warm"))
+        embedder.embed_documents(["warm up the model"])
+        for name, on in (("ingest_without_calibration", False), ("ingest_with_calibration", True)):
+            settings = workspace_settings(root / name, calibration=on)
+            seconds, calibrated = _ingest(list(cards), settings, embedder)
+            out[name] = {"seconds": round(seconds, 2), "calibration": calibrated}
+        # One card changed: its chunks, the lexical index and the calibration are redone.
+        lines = cards[0].read_text(encoding="utf-8").splitlines()
+        first = json.loads(lines[0])
+        first["body"] = f"{first['body']} This card was edited."
+        edited = root / cards[0].name
+        edited.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+        seconds, calibrated = _ingest([edited, *cards[1:]], settings, embedder)
+        out["reingest_one_card_changed"] = {"seconds": round(seconds, 2), "calibration": calibrated}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", choices=sorted(SETS), default="demo")
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
+        "--timing", action="store_true", help="measure what calibration costs an ingest"
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         help="keep the ingested KB here between runs (the calibration is refitted every run)",
     )
     args = parser.parse_args()
+    if args.timing:
+        print(json.dumps(timing(args.kb), indent=1))
+        return
     cards, questions_dir = SETS[args.kb]
     with tempfile.TemporaryDirectory(prefix="cw-abstention-") as tmp:
         settings = workspace_settings(args.data_dir or Path(tmp))
@@ -97,7 +147,7 @@ def main() -> None:
         )
         engine.dispose()
         index = open_vector_index(settings)
-        calibrate(settings, index, embedder, index.all_chunks()[0])  # refit on this code
+        calibrate(settings, embedder, *index.all_chunks(with_embeddings=True))  # refit on this code
         ingest_s = time.perf_counter() - t0
         retriever = build_retriever(settings, embedder=embedder, reranker=None)
         calibrated = build_decider(settings)

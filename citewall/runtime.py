@@ -20,7 +20,7 @@ from citewall.config import Settings
 from citewall.generation.factory import build_condenser, build_generator
 from citewall.generation.followup import Condenser
 from citewall.generation.protocols import Generator
-from citewall.retrieval.answerability import Decider, Thresholds
+from citewall.retrieval.answerability import Decider
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_decider, build_retriever, kb_embedder
 from citewall.retrieval.kb_embedder import KBEmbedder
@@ -100,13 +100,3 @@ class Runtime:
     def close(self) -> None:
         """Release the database pool (models are freed with the process)."""
         self.engine.dispose()
-
-
-def thresholds_from(settings: Settings) -> Thresholds | None:
-    """The fixed answerability thresholds of the settings, without calibration (None:
-    abstention off): what evaluation compares the calibrated decision with."""
-    if not settings.abstention:
-        return None
-    return Thresholds(
-        min_dense=settings.abstain_min_dense, min_coverage=settings.abstain_min_coverage
-    )

@@ -1,10 +1,17 @@
-"""Wire schema of the abstention decision in use, for the admin pages (``/admin/abstention``)."""
+"""Wire schema of the abstention decision in use, for the admin pages (``/admin/abstention``).
+
+The models are built from the records themselves (``answerability.Thresholds``,
+``calibration.Calibration``): a field added to a record is on the wire without restating it
+here. One field is held back: the calibration's vocabulary (the KB's common terms, which can
+be thousands of words) goes out only as its size, ``common_terms`` (``Calibration.summary``).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import dataclasses
+from typing import Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 
 from citewall.retrieval.answerability import Decider, Thresholds
 from citewall.retrieval.calibrated import CalibratedDecider
@@ -12,32 +19,32 @@ from citewall.retrieval.calibration import Calibration
 
 __all__ = ["AbstentionCalibration", "AbstentionPublic", "AbstentionThresholds", "abstention_public"]
 
-
-class AbstentionThresholds(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    min_dense: float
-    min_coverage: float
-    min_key_coverage: float
+_STRICT = ConfigDict(extra="forbid")
 
 
-class AbstentionCalibration(BaseModel):
-    """The fit stored with the KB version: when, on what, and how it did on its probes."""
+def _fields(record: type, replace: dict[str, Any]) -> dict[str, Any]:
+    """Pydantic field definitions of a dataclass ``record``, every field required; the types
+    in ``replace`` stand in for the record's (a type of None drops the field)."""
+    hints = get_type_hints(record)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        kind = replace.get(f.name, hints[f.name])
+        if kind is not None:
+            out[f.name] = (kind, ...)
+    return out
 
-    model_config = ConfigDict(extra="forbid")
 
-    thresholds: AbstentionThresholds
-    fitted_at: str
-    kb_version: str | None
-    kb_cards: int
-    sampled_cards: int
-    probes: dict[str, int]
-    answered_rate: float
-    refusal_rate: float
-    refusal_by_kind: dict[str, float]
-    signal_auc: dict[str, float]
-    guard: str | None
-    common_terms: int
+AbstentionThresholds: type[BaseModel] = create_model(
+    "AbstentionThresholds", __config__=_STRICT, **_fields(Thresholds, {})
+)
+
+AbstentionCalibration: type[BaseModel] = create_model(
+    "AbstentionCalibration",
+    __config__=_STRICT,
+    __doc__="The fit stored with the KB version: when, on what, and how it did on its probes.",
+    **_fields(Calibration, {"thresholds": AbstentionThresholds, "vocabulary": None}),
+    common_terms=(int, ...),
+)
 
 
 class AbstentionPublic(BaseModel):
@@ -48,29 +55,8 @@ class AbstentionPublic(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["override", "calibrated", "default", "fixed", "off"]
-    thresholds: AbstentionThresholds | None
-    calibration: AbstentionCalibration | None
-
-
-def _thresholds(t: Thresholds) -> AbstentionThresholds:
-    return AbstentionThresholds(**t.as_dict())
-
-
-def _calibration(c: Calibration) -> AbstentionCalibration:
-    return AbstentionCalibration(
-        thresholds=_thresholds(c.thresholds),
-        fitted_at=c.fitted_at,
-        kb_version=c.kb_version,
-        kb_cards=c.kb_cards,
-        sampled_cards=c.sampled_cards,
-        probes=c.probes,
-        answered_rate=c.answered_rate,
-        refusal_rate=c.refusal_rate,
-        refusal_by_kind=c.refusal_by_kind,
-        signal_auc=c.signal_auc,
-        guard=c.guard,
-        common_terms=len(c.vocabulary.common),
-    )
+    thresholds: AbstentionThresholds | None  # type: ignore[valid-type]
+    calibration: AbstentionCalibration | None  # type: ignore[valid-type]
 
 
 def abstention_public(decider: Decider | None) -> AbstentionPublic:
@@ -79,9 +65,13 @@ def abstention_public(decider: Decider | None) -> AbstentionPublic:
         now = decider.in_use()
         return AbstentionPublic(
             source=now.source,
-            thresholds=_thresholds(now.thresholds),
-            calibration=_calibration(now.calibration) if now.calibration is not None else None,
+            thresholds=AbstentionThresholds(**now.thresholds.as_dict()),
+            calibration=AbstentionCalibration(**now.calibration.summary())
+            if now.calibration is not None
+            else None,
         )
     if isinstance(decider, Thresholds):
-        return AbstentionPublic(source="fixed", thresholds=_thresholds(decider), calibration=None)
+        return AbstentionPublic(
+            source="fixed", thresholds=AbstentionThresholds(**decider.as_dict()), calibration=None
+        )
     return AbstentionPublic(source="off", thresholds=None, calibration=None)

@@ -29,17 +29,18 @@ def ask(
         from citewall.config import get_settings
         from citewall.generation.factory import build_condenser, build_generator
         from citewall.retrieval.embedder import load_embedder
-        from citewall.retrieval.factory import build_retriever
-        from citewall.runtime import thresholds_from
+        from citewall.retrieval.factory import build_decider, build_retriever
         from citewall.storage.artifacts import shared_store
 
         settings = get_settings()
         embedder = load_embedder(settings)
-        retriever = build_retriever(settings, embedder=embedder, artifacts=shared_store(settings))
+        artifacts = shared_store(settings)
+        retriever = build_retriever(settings, embedder=embedder, artifacts=artifacts)
         generator = build_generator(settings, embedder)
         policy = AnswerPolicy(
             build_condenser(settings, generator),
-            thresholds_from(settings),
+            # The server's decision: the KB's calibration (or the operator's thresholds).
+            build_decider(settings, artifacts),
             kb_language=settings.kb_language,
         )
         answer = answer_question(

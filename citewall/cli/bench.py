@@ -187,12 +187,12 @@ def answering(
         from citewall.evals.bench.answering import markdown, run
         from citewall.evals.retrieval.followups import load_followups
         from citewall.evals.workspace import build_workspace
-        from citewall.runtime import thresholds_from
 
         with tempfile.TemporaryDirectory(prefix="citewall-bench-") as tmp:
             ws = build_workspace(Path(tmp) / "data", kb_paths=(require(DEMO_CARDS),))
             try:
-                thresholds = thresholds_from(ws.settings)
+                # The server's decision: the KB's calibration fitted at ingest.
+                thresholds = ws.runtime.thresholds
                 if thresholds is None:
                     raise UserError("CITEWALL_ABSTENTION=false: nothing to measure")
                 report = run(

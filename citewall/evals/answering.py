@@ -22,8 +22,8 @@ from citewall.evals.questions import Question, labelled_split
 from citewall.evals.retrieval.followups import load_followups, score_followups
 from citewall.evals.workspace import EvalWorkspace
 from citewall.retrieval.answerability import Decider
+from citewall.retrieval.factory import configured_thresholds
 from citewall.retrieval.types import RetrievedContext
-from citewall.runtime import thresholds_from
 
 #: Messages that ask nothing: each must get a short reply, no sources, ``not_found``.
 SMALL_TALK = ("hi", "Hello!", "thanks", "thank you so much", "ok bye", "good morning")
@@ -58,7 +58,7 @@ def compare_decisions(
     u_contexts = [retriever.retrieve(q) for _, q in unanswerable]
     out: dict[str, Any] = {}
     deciders: dict[str, Decider | None] = {
-        "fixed": thresholds_from(ws.settings),
+        "fixed": configured_thresholds(ws.settings) if ws.settings.abstention else None,
         "calibrated": ws.runtime.thresholds,
     }
     for name, decider in deciders.items():

@@ -3,8 +3,9 @@
 Runs after the lexical index is rebuilt, whenever the KB changed or its stored calibration was
 fitted on another KB version (``calibration_stale``). The probes (``retrieval.probes``) are
 embedded in one batch and retrieved one by one through ``HybridRetriever.retrieve`` over the
-new indexes (dense + BM25 fused; no reranker: the signals do not use it). The cost is bounded
-by ``CITEWALL_CALIBRATION_MAX_CARDS``: a 200-card sample gives ~700 probes, ~10 s on 2 cores.
+new lexical index and an exact in-memory copy of the chunk vectors ingest holds
+(``retrieval.exact_index``: no Chroma round trip per probe; dense + BM25 fused; no reranker:
+the signals do not use it). The cost is bounded by ``CITEWALL_CALIBRATION_MAX_CARDS``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,19 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 
+import numpy as np
+import numpy.typing as npt
+
 from citewall.config import Settings
 from citewall.retrieval.answerability import COVERAGE_CARDS, Signals, measure
-from citewall.retrieval.calibrated import CalibrationError, load_calibration, save_calibration
+from citewall.retrieval.calibrated import (
+    CalibrationError,
+    ProbeVectors,
+    load_calibration,
+    load_probe_vectors,
+    probe_key,
+    save_calibration,
+)
 from citewall.retrieval.calibration import (
     MAX_KEY_COVERAGE,
     SMALL_KB_CARDS,
@@ -27,6 +38,7 @@ from citewall.retrieval.calibration import (
     guard_small_kb,
     signal_aucs,
 )
+from citewall.retrieval.exact_index import ExactIndex
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.retrieval.probes import (
     CardText,
@@ -35,7 +47,7 @@ from citewall.retrieval.probes import (
     sample_cards,
     vocabulary,
 )
-from citewall.retrieval.protocols import Embedder, LexicalIndex, VectorIndex
+from citewall.retrieval.protocols import Embedder, LexicalIndex
 from citewall.retrieval.records import ChunkRecord
 from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.retriever import HybridRetriever
@@ -57,6 +69,22 @@ def card_texts(records: Sequence[ChunkRecord]) -> list[CardText]:
     return out
 
 
+def probe_embeddings(settings: Settings, embedder: Embedder, texts: Sequence[str]) -> ProbeVectors:
+    """The probes' vectors: the stored calibration's for probes it had (same configured
+    model, same text), the model in one batch for the rest."""
+    model = f"{settings.embedding_model or 'packaged'} ({settings.model_runtime})"
+    keys = [probe_key(model, t) for t in texts]
+    previous = load_probe_vectors(settings.calibration_dir)
+    if previous is None or previous.dimension != embedder.dimension:
+        return ProbeVectors(keys, embedder.embed_documents(texts))
+    vectors, found = previous.lookup_keys(keys)
+    missing = [i for i, ok in enumerate(found) if not ok]
+    if missing:
+        vectors[missing] = embedder.embed_documents([texts[i] for i in missing])
+    log.info("calibration probes: %d vectors reused, %d embedded", found.sum(), len(missing))
+    return ProbeVectors(keys, vectors)
+
+
 def calibration_stale(settings: Settings) -> bool:
     """Whether the stored calibration is missing or was fitted on another KB version."""
     try:
@@ -68,12 +96,12 @@ def calibration_stale(settings: Settings) -> bool:
 
 def calibrate(
     settings: Settings,
-    index: VectorIndex,
     embedder: Embedder,
     records: Sequence[ChunkRecord],
+    vectors: npt.NDArray[np.float32],
 ) -> Calibration | None:
-    """Fit and publish the calibration of the KB whose chunks are ``records`` (None when the
-    KB is empty)."""
+    """Fit and publish the calibration of the KB whose chunks are ``records``, with their
+    stored ``vectors`` (row i for ``records[i]``; None when the KB is empty)."""
     cards = card_texts(records)
     if not cards:
         return None
@@ -85,11 +113,15 @@ def calibrate(
         partial(load_bm25, settings.bm25_dir)
     )
     retriever = HybridRetriever(
-        settings, embedder=embedder, vector_index=index, lexical=lexical, reranker=None
+        settings,
+        embedder=embedder,
+        vector_index=ExactIndex(records, vectors),
+        lexical=lexical,
+        reranker=None,
     )
-    vectors = embedder.embed_documents([p.question for p in probes])
+    probe_vectors = probe_embeddings(settings, embedder, [p.question for p in probes])
     by_kind: dict[str, list[Signals]] = defaultdict(list)
-    for probe, vector in zip(probes, vectors, strict=True):
+    for probe, vector in zip(probes, probe_vectors.vectors, strict=True):
         context = retriever.retrieve(probe.question, COVERAGE_CARDS, vector=vector)
         if probe.card_id is not None and probe.card_id not in {c.id for c in context.chunks}:
             # Retrieval does not find the card it was made from: no evidence of what an
@@ -134,6 +166,6 @@ def calibrate(
         signal_auc=signal_aucs(answerable, unanswerable),
         guard=guard,
     )
-    save_calibration(settings.calibration_dir, calibration)
+    save_calibration(settings.calibration_dir, calibration, probe_vectors)
     log.info("abstention calibrated: %s", calibration.thresholds)
     return calibration

@@ -221,7 +221,7 @@ def ingest_cards(
     )
     if settings.calibration and (moved or calibration_stale(settings)):
         t0 = time.perf_counter()
-        fitted = calibrate(settings, index, embedder, index.all_chunks()[0])
+        fitted = calibrate(settings, embedder, *index.all_chunks(with_embeddings=True))
         if fitted is not None:
             t = fitted.thresholds
             report.calibration = (

@@ -23,7 +23,7 @@ used: the only cross-encoder available offline has an untrained head.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from citewall.retrieval.types import RetrievedContext
@@ -80,11 +80,7 @@ class Thresholds:
         return measure(query, context)
 
     def as_dict(self) -> dict[str, float]:
-        return {
-            "min_dense": self.min_dense,
-            "min_coverage": self.min_coverage,
-            "min_key_coverage": self.min_key_coverage,
-        }
+        return asdict(self)
 
     def status(self) -> dict[str, Any]:
         """For /readyz: fixed thresholds, no calibration."""

@@ -4,6 +4,10 @@ Layout of ``settings.calibration_dir`` (``versioned_dir``, like the lexical inde
 
     CURRENT            # one line: the live version
     v-<stamp>/calibration.json
+    v-<stamp>/probes/  # the probes' vectors (``sentence_store`` layout, keyed by model + text)
+
+The probe vectors let the next ingest embed only the probes it has not seen: a KB change
+alters a few cards' probes, the ~100 shipped off-domain questions never change.
 
 Each calibration names the lexical index version (the KB version) its probes ran against.
 On shared services it is pushed to the database with the other artifacts, so every replica
@@ -17,13 +21,24 @@ before calibration existed, or ``CITEWALL_CALIBRATION=false``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from citewall.retrieval.answerability import NO_VOCABULARY, Signals, Thresholds, Vocabulary, measure
 from citewall.retrieval.calibration import Calibration
 from citewall.retrieval.reloading import ArtifactError, ReloadingArtifact
+from citewall.retrieval.sentence_store import (
+    SentenceStoreError,
+    SentenceVectors,
+    load_vectors,
+    sentence_key,
+    write_vectors,
+)
 from citewall.retrieval.types import RetrievedContext
 from citewall.retrieval.versioned_dir import current_version, publish
 
@@ -37,13 +52,47 @@ class CalibrationError(ArtifactError):
     """The stored calibration is missing or unreadable (the message says which file)."""
 
 
-def save_calibration(directory: Path, calibration: Calibration) -> str:
-    """Publish ``calibration`` atomically as the live version; returns the version."""
+PROBES = "probes"
 
-    def write(tmp: Path, _version: str) -> None:
+
+@dataclass(frozen=True, slots=True)
+class ProbeVectors:
+    """The probes' vectors, row i for ``keys[i]`` (``probe_key``)."""
+
+    keys: Sequence[bytes]
+    vectors: npt.NDArray[np.float32]
+
+
+def probe_key(model: str, text: str) -> bytes:
+    """The key of a probe's vector: the model's name and the probe's text."""
+    return sentence_key(f"{model}\0{text}")
+
+
+def save_calibration(
+    directory: Path, calibration: Calibration, probes: ProbeVectors | None = None
+) -> str:
+    """Publish ``calibration`` (with its probes' vectors) atomically as the live version;
+    returns the version."""
+
+    def write(tmp: Path, version: str) -> None:
         (tmp / FILE).write_text(calibration.to_json(), encoding="utf-8")
+        if probes is not None:
+            (tmp / PROBES).mkdir()
+            write_vectors(tmp / PROBES, probes.keys, probes.vectors, version)
 
     return publish(directory, write)
+
+
+def load_probe_vectors(directory: Path) -> SentenceVectors | None:
+    """The live calibration's probe vectors, or None when there are none or they are
+    unreadable (the probes are then embedded again)."""
+    version = current_version(directory)
+    if version is None or not (directory / version / PROBES).is_dir():
+        return None
+    try:
+        return load_vectors(directory / version / PROBES, version)
+    except SentenceStoreError:
+        return None
 
 
 def load_calibration(directory: Path) -> Calibration:

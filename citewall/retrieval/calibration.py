@@ -214,7 +214,9 @@ class Calibration:
         )
 
     def summary(self) -> dict[str, Any]:
-        """What /readyz and the admin page show (the vocabulary only as its size)."""
+        """What /readyz and the admin page show: every field, the vocabulary only as its size
+        (``common_terms``)."""
         body = asdict(self)
-        body["vocabulary"] = {"common_terms": len(self.vocabulary.common)}
+        del body["vocabulary"]
+        body["common_terms"] = len(self.vocabulary.common)
         return body

@@ -113,6 +113,15 @@ def build_retriever(
     )
 
 
+def configured_thresholds(settings: Settings) -> Thresholds:
+    """The settings' thresholds (``CITEWALL_ABSTAIN_MIN_DENSE`` / ``_MIN_COVERAGE``): what
+    applies when no calibration is stored, and what evaluation compares the calibration with.
+    Not the decision itself: ``build_decider`` is."""
+    return Thresholds(
+        min_dense=settings.abstain_min_dense, min_coverage=settings.abstain_min_coverage
+    )
+
+
 def build_decider(
     settings: Settings, artifacts: ArtifactStore | None = None
 ) -> CalibratedDecider | None:
@@ -121,9 +130,7 @@ def build_decider(
     the settings' defaults (``retrieval.calibrated``)."""
     if not settings.abstention:
         return None
-    configured = Thresholds(
-        min_dense=settings.abstain_min_dense, min_coverage=settings.abstain_min_coverage
-    )
+    configured = configured_thresholds(settings)
     live: ReloadingArtifact[Calibration] | None = None
     if settings.calibration:
         live = live_artifact(

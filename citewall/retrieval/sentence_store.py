@@ -59,14 +59,40 @@ class SentenceVectors:
     def lookup(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
         """A (len(texts), dimension) array and a mask of the rows found; rows not found are
         zero."""
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        if not texts or not len(self):
-            return out, np.zeros(len(texts), dtype=bool)
-        wanted = np.array([sentence_key(t) for t in texts], dtype=f"S{KEY_BYTES}")
+        return self.lookup_keys([sentence_key(t) for t in texts])
+
+    def lookup_keys(
+        self, keys: Sequence[bytes]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """``lookup`` by key."""
+        out = np.zeros((len(keys), self.dimension), dtype=np.float32)
+        if not keys or not len(self):
+            return out, np.zeros(len(keys), dtype=bool)
+        wanted = np.array(list(keys), dtype=f"S{KEY_BYTES}")
         pos = np.minimum(np.searchsorted(self._keys, wanted), len(self) - 1)
         found = self._keys[pos] == wanted
         out[found] = self._vectors[pos[found]]
         return out, found
+
+
+def write_vectors(
+    folder: Path, keys: Sequence[bytes], vectors: npt.NDArray[np.float32], version: str
+) -> None:
+    """Write ``vectors`` (row i for ``keys[i]``, in any order) into ``folder`` in this layout
+    (``load_vectors`` reads it back); other artifacts keep vectors of their own this way."""
+    if len(keys) != vectors.shape[0]:
+        raise ValueError(f"{len(keys)} keys but {vectors.shape[0]} vectors")
+    key_array = np.array(list(keys), dtype=f"S{KEY_BYTES}")
+    order = np.argsort(key_array, kind="stable")
+    np.save(folder / "keys.npy", key_array[order])
+    np.save(folder / "vectors.npy", np.ascontiguousarray(vectors[order], dtype=np.float32))
+    manifest = {
+        "format": FORMAT,
+        "count": len(keys),
+        "dimension": int(vectors.shape[1]),
+        "version": version,
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def save_sentence_vectors(
@@ -75,21 +101,7 @@ def save_sentence_vectors(
     """Publish ``vectors`` (row i for ``keys[i]``, in any order) as a new version."""
     if len(keys) != vectors.shape[0]:
         raise ValueError(f"{len(keys)} keys but {vectors.shape[0]} vectors")
-    key_array = np.array(list(keys), dtype=f"S{KEY_BYTES}")
-    order = np.argsort(key_array, kind="stable")
-
-    def write(tmp: Path, version: str) -> None:
-        np.save(tmp / "keys.npy", key_array[order])
-        np.save(tmp / "vectors.npy", np.ascontiguousarray(vectors[order], dtype=np.float32))
-        manifest = {
-            "format": FORMAT,
-            "count": len(keys),
-            "dimension": int(vectors.shape[1]),
-            "version": version,
-        }
-        (tmp / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-
-    return publish(directory, write)
+    return publish(directory, lambda tmp, version: write_vectors(tmp, keys, vectors, version))
 
 
 def load_sentence_vectors(directory: Path) -> SentenceVectors:
@@ -99,7 +111,12 @@ def load_sentence_vectors(directory: Path) -> SentenceVectors:
         raise SentenceStoreError(
             f"no sentence vectors at {directory} (missing {POINTER}); run ingest"
         )
-    vdir = directory / version
+    return load_vectors(directory / version, version)
+
+
+def load_vectors(vdir: Path, version: str) -> SentenceVectors:
+    """Memory-map the vectors ``write_vectors`` wrote in ``vdir``, or raise
+    ``SentenceStoreError`` naming what is wrong."""
     try:
         manifest = json.loads((vdir / "manifest.json").read_text(encoding="utf-8"))
         # An empty array cannot be memory-mapped; it costs nothing to read.

@@ -3,13 +3,18 @@ calibration fitted at ingest, or the operator's thresholds when they set them.""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 
+import pytest
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
+from citewall.api.abstention_schemas import AbstentionCalibration, AbstentionThresholds
 from citewall.api.app import create_app
 from citewall.retrieval.answerability import Thresholds
 from citewall.retrieval.calibrated import CalibratedDecider
+from citewall.retrieval.calibration import Calibration
 from citewall.retrieval.factory import build_decider
 
 from .conftest import ApiEnv
@@ -66,3 +71,18 @@ def test_fixed_thresholds_are_shown_as_such(env_sqlite: ApiEnv) -> None:
         "thresholds": {"min_dense": 0.43, "min_coverage": 0.0, "min_key_coverage": 0.0},
         "calibration": None,
     }
+
+
+def test_the_wire_schema_is_the_records_fields_without_the_vocabulary() -> None:
+    """Built from the records: every field of ``Calibration`` but its vocabulary (sent only
+    as its size), every field of ``Thresholds``; nothing else is accepted."""
+    record = [f.name for f in dataclasses.fields(Calibration)]
+    assert list(AbstentionCalibration.model_fields) == [
+        *(n for n in record if n != "vocabulary"),
+        "common_terms",
+    ]
+    assert list(AbstentionThresholds.model_fields) == [
+        f.name for f in dataclasses.fields(Thresholds)
+    ]
+    with pytest.raises(ValidationError):
+        AbstentionThresholds(min_dense=0.4, min_coverage=0.0, min_key_coverage=0.0, vocabulary=[])

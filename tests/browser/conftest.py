@@ -217,6 +217,9 @@ def demo_server(
             "CITEWALL_RERANK_TOP_N": "10",
             # A generous budget: the 2 shared CPUs must not turn a slow rerank into rrf_only.
             "CITEWALL_RERANK_BUDGET_MS": "30000",
+            # No abstention calibration at ingest (several seconds on the demo KB): these tests
+            # do not measure abstention; the configured thresholds apply.
+            "CITEWALL_CALIBRATION": "false",
         },
     )
     try:

@@ -34,7 +34,11 @@ def kb_settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     kb = root / "cards.jsonl"
     kb.write_text("\n".join(dict.fromkeys(keep)) + "\n")
     settings = load_settings(
-        data_dir=root / "data", database_url=None, chroma_url=None, reranker_enabled=False
+        data_dir=root / "data",
+        database_url=None,
+        chroma_url=None,
+        reranker_enabled=False,
+        calibration=False,  # not measured here: the configured thresholds apply
     )
     (root / "data").mkdir()
     report = ingest_paths([kb], settings, embedder=embedder, progress=False)

@@ -4,16 +4,32 @@ the KB changes, and an operator's thresholds still win."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from citewall.chat.pipeline import AnswerPolicy, answer_question
 from citewall.config import load_settings
 from citewall.generation.extractive import ExtractiveGenerator
+from citewall.ingest.calibrate import card_texts
 from citewall.ingest.pipeline import ingest_paths
-from citewall.retrieval.answerability import Thresholds
+from citewall.retrieval.answerability import COVERAGE_CARDS, Thresholds, measure
 from citewall.retrieval.calibrated import CalibratedDecider, load_calibration
-from citewall.retrieval.factory import build_decider, build_retriever
+from citewall.retrieval.exact_index import ExactIndex
+from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
+from citewall.retrieval.lexical_index import load_bm25
+from citewall.retrieval.probes import (
+    CardText,
+    document_frequencies,
+    off_domain_questions,
+    probes_for,
+    pseudo_questions,
+    vocabulary,
+)
+from citewall.retrieval.reloading import ReloadingArtifact
+from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.versioned_dir import current_version
 from ingest.kbfixtures import write_jsonl
 
@@ -154,3 +170,66 @@ def test_without_calibration_the_settings_thresholds_apply(
     assert isinstance(decider, CalibratedDecider)
     assert decider.in_use().source == "default"
     assert decider.in_use().thresholds == Thresholds(0.43, 0.0)
+
+
+class _Counting:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.dimension = inner, inner.dimension
+        self.texts: list[str] = []
+
+    def embed_query(self, text: str) -> Any:
+        self.texts.append(text)
+        return self.inner.embed_query(text)
+
+    def embed_documents(self, texts: Any) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed_documents(texts)
+
+
+def test_a_refit_embeds_only_the_probes_it_has_not_seen(
+    tmp_path: Path, settings: Any, embedder: Any
+) -> None:
+    first_run = _Counting(embedder)
+    ingest(settings, first_run, SITE, tmp_path)
+    off_domain = set(off_domain_questions())
+    assert off_domain <= set(first_run.texts)  # a fresh KB embeds every probe once
+
+    extra = {"id": "site-gift", "title": "Gift cards", "body": "Gift cards never expire."}
+    refit = _Counting(embedder)
+    report = ingest(settings, refit, [*SITE, extra], tmp_path)
+    assert report.calibration
+    assert not off_domain & set(refit.texts)  # their stored vectors are reused
+    new = pseudo_questions(CardText(extra["id"], extra["title"], extra["body"]))
+    assert set(new) <= set(refit.texts)  # the new card's probes are embedded
+    assert len(refit.texts) <= len(new) + 3  # and little else: its chunk, sentence, near miss
+    calibration = load_calibration(settings.calibration_dir)
+    assert calibration.kb_cards == 5
+
+
+def test_the_calibration_sees_what_the_retriever_sees(
+    tmp_path: Path, settings: Any, embedder: Any
+) -> None:
+    """Calibration searches an exact in-memory copy of the chunk vectors: for every probe
+    the signals equal those of the production retriever over Chroma."""
+    ingest(settings, embedder, SITE, tmp_path)
+    index = open_vector_index(settings)
+    records, vectors = index.all_chunks(with_embeddings=True)
+    calibration = load_calibration(settings.calibration_dir)
+    exact = HybridRetriever(
+        settings,
+        embedder=embedder,
+        vector_index=ExactIndex(records, vectors),
+        lexical=ReloadingArtifact(partial(load_bm25, settings.bm25_dir)),
+        reranker=None,
+    )
+    chroma = build_retriever(settings, embedder=embedder, reranker=None)
+    cards = card_texts(records)
+    df, n = document_frequencies(cards)
+    for probe in probes_for(cards, vocabulary(df, n), frozenset(df)):
+        a, b = (r.retrieve(probe.question, COVERAGE_CARDS) for r in (exact, chroma))
+        assert [c.chunk_id for c in a.chunks] == [c.chunk_id for c in b.chunks], probe
+        assert a.top_dense == pytest.approx(b.top_dense, abs=1e-5), probe
+        sa, sb = (measure(probe.question, c, calibration.vocabulary) for c in (a, b))
+        assert (sa.coverage, sa.key_coverage) == (sb.coverage, sb.key_coverage), probe

@@ -17,7 +17,7 @@ from citewall.evals.bench.stats import p50_p95, percentile
 from citewall.evals.retrieval.followups import FollowUp
 from citewall.generation.followup import PlainCondenser, RuleCondenser
 from citewall.generation.protocols import Generator
-from citewall.retrieval.answerability import Thresholds
+from citewall.retrieval.answerability import Decider
 from citewall.retrieval.protocols import Embedder, Retriever
 
 
@@ -27,7 +27,7 @@ def run(
     retriever: Retriever,
     generator: Generator,
     embedder: Embedder,
-    thresholds: Thresholds,
+    thresholds: Decider,
     rounds: int = 2,
 ) -> dict[str, Any]:
     """Turn latencies with condensation and abstention on and off (see module docstring)."""
