@@ -95,7 +95,11 @@ def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]
             lambda row: (str(row["id"]), tuple(str(n) for n in row["nuggets"])),
         )
     )
-    units = {cid: outline(c.body).units for cid, c in kb.cards.items()}
+    # What an answer may quote of a card: an internal card's reply, a public card's body.
+    units = {
+        cid: outline(c.body if c.is_external else c.reply or "").units
+        for cid, c in kb.cards.items()
+    }
     whole = {cid: {_norm(u.text) for u in us} for cid, us in units.items()}
     heading_of = {cid: {_norm(u.text): u.heading for u in us} for cid, us in units.items()}
     totals = {"answers": 0, "quotes": 0, "fragments": 0, "mixed_sections": 0}
