@@ -476,7 +476,7 @@ def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
 def _distinctive_tokens(text: str, *, joiners: str) -> set[str]:
     """Tokens of 6+ characters holding a digit, or a letter joined by one of ``joiners``.
 
-    >>> sorted(_distinctive_tokens("two-step verification CWLEAKT-5P2NX5", joiners="_"))
+    >>> sorted(_distinctive_tokens("two-step verification cwleakt-5p2nx5", joiners="_"))
     ['cwleakt-5p2nx5']
     >>> sorted(_distinctive_tokens("pb-accounts-2fa", joiners="-_"))
     ['pb-accounts-2fa']
