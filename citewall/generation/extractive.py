@@ -86,6 +86,8 @@ _ANNOUNCES = re.compile(
     r"(?i)\b(?:this|these|the following)\s+(?:checklist|steps|list|instructions)\b|"
     r"\bthe following\b|\bas follows\b"
 )
+#: The citation markers that end each quoted unit of an answer ("... [1].", "... [1][3].").
+_MARKERS = re.compile(r"\s*\[\d+\](?:\s*\[\d+\])*[.!?。！？]*")
 _HOW_TO = re.compile(
     r"(?i)\bhow\s+(?:do|can|should|would|could|will)\s+(?:i|we|you|one|they|my)\b|"
     r"\bhow\s+to\b|\bsteps?\b|\bwalk\s+me\s+through\b"
@@ -413,9 +415,20 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(" .!?;:,")
 
 
-def _said(history: Sequence[Turn]) -> str:
-    """What the assistant said in ``history``, markers and Markdown removed, as ``_key``."""
-    return "\n".join(_key(plain(t.content)) for t in history if t.role == "assistant")
+def _said(history: Sequence[Turn]) -> set[str]:
+    """What the assistant said in ``history``: each quoted unit (the text before each ``[n]``
+    marker) as ``_key``, so a short unit ("Save.") is said only when it was said whole.
+
+    >>> sorted(_said([Turn("assistant", "Save the **codes** [1]. Save [1][2].")]))
+    ['save', 'save the codes']
+    """
+    out: set[str] = set()
+    for turn in history:
+        if turn.role == "assistant":
+            for piece in _MARKERS.split(turn.content):
+                if key := _key(plain(piece)):
+                    out.add(key)
+    return out
 
 
 def _overlap(q_terms: set[str], text: str) -> float:
