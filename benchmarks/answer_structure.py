@@ -13,7 +13,11 @@ extractive generator over the server's embedder. Per answer it reads:
 - **mixed sections**: answers quoting two headed sections of one card that the question does
   not both name;
 - **nugget recall** and **off-topic rate** with the eval's judges (thresholds fitted on the
-  demo's hand labels, as ``citewall eval`` does).
+  demo's hand labels, as ``citewall eval`` does). Recall counts member-facing nuggets only;
+- **staff nuggets leaked**: the staff-only nuggets (``audience: staff``, stated only in a
+  playbook's staff notes) that the answer states. Control: the same nuggets judged against
+  the gold playbooks' staff notes, which state them (must score high, or the judge could not
+  see a leak).
 
 Tune only on ``--split dev``; report ``test``. Run from the repository root:
 
@@ -37,6 +41,7 @@ from citewall.evals.data import SUPPORT_LABELS, read_jsonl, require
 from citewall.evals.quality.answers import (
     NuggetJudge,
     load_nugget_labels,
+    nugget_audiences,
     off_topic_sentences,
 )
 from citewall.evals.quality.calibration import calibrate, load_labels
@@ -88,18 +93,26 @@ class _Kb:
 def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]:
     """The figures of one split (see the module docstring)."""
     questions = load_questions(labels_dir / f"questions.{split}.jsonl")
-    nuggets = dict(
-        read_jsonl(
-            labels_dir / f"nuggets.{split}.jsonl",
-            "nuggets",
-            lambda row: (str(row["id"]), tuple(str(n) for n in row["nuggets"])),
-        )
+    rows = read_jsonl(
+        labels_dir / f"nuggets.{split}.jsonl",
+        "nuggets",
+        lambda row: (
+            str(row["id"]),
+            tuple(zip(row["nuggets"], nugget_audiences(row), strict=True)),
+        ),
     )
-    units = {cid: outline(c.body).units for cid, c in kb.cards.items()}
+    nuggets = {qid: tuple(n for n, a in pairs if a == "member") for qid, pairs in rows}
+    staff = {qid: tuple(n for n, a in pairs if a == "staff") for qid, pairs in rows}
+    # What an answer may quote of a card: an internal card's reply, a public card's body.
+    units = {
+        cid: outline(c.body if c.is_external else c.reply or "").units
+        for cid, c in kb.cards.items()
+    }
     whole = {cid: {_norm(u.text) for u in us} for cid, us in units.items()}
     heading_of = {cid: {_norm(u.text): u.heading for u in us} for cid, us in units.items()}
     totals = {"answers": 0, "quotes": 0, "fragments": 0, "mixed_sections": 0}
     stated = n_nuggets = sentences = off = 0
+    n_staff = leaked = leaked_control = 0
     openings: list[Opening] = []
     fragments: list[str] = []
     for q in questions:
@@ -130,6 +143,11 @@ def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]
         for nugget in nuggets.get(q.id, ()):
             n_nuggets += 1
             stated += kb.nuggets.stated(nugget, prose)
+        notes = "\n\n".join(kb.cards[g].body for g in q.gold if not kb.cards[g].is_external)
+        for nugget in staff.get(q.id, ()):
+            n_staff += 1
+            leaked += kb.nuggets.stated(nugget, prose)
+            leaked_control += kb.nuggets.stated(nugget, notes)
         if answered:
             total, offs = off_topic_sentences(content, q.gold, kb.support)
             sentences += total
@@ -144,6 +162,9 @@ def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]
         "first_sentence_control": first_sentence_rate(from_lowest_ranked(openings)).as_dict(),
         "nugget_recall": round(stated / max(1, n_nuggets), 4),
         "off_topic_rate": round(off / max(1, sentences), 4),
+        "staff_nuggets": n_staff,
+        "staff_nuggets_leaked": leaked,
+        "staff_nuggets_leaked_control": leaked_control,
         "fragment_examples": fragments[:5],
     }
 

@@ -275,13 +275,16 @@ def answer_quality(
     nugget_judge = NuggetJudge(ws.embedder)
     calibration = nugget_judge.calibrate(load_nugget_labels()).as_dict()
     nuggets = load_nuggets(split, dataset)
+    staff = load_nuggets(split, dataset, audience="staff")
     gold = {q.id: q.gold for q in questions}
     out: dict[str, Any] = {"nugget_judge": calibration, "generators": {}}
     rankings: dict[str, tuple[str, ...]] = {}
     for name, replay in replays.items():
         answers = scored_answers(replay)
-        real = score_answers(answers, nuggets, gold, nugget_judge, support_judge)
-        control = score_answers(mismatched(answers), nuggets, gold, nugget_judge, support_judge)
+        real = score_answers(answers, nuggets, gold, nugget_judge, support_judge, staff)
+        control = score_answers(
+            mismatched(answers), nuggets, gold, nugget_judge, support_judge, staff
+        )
         openings = _openings(ws, replay, questions, rankings)
         out["generators"][name] = {
             **real.as_dict(),

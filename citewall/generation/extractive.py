@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from citewall.citations.outline import Unit, outline
+from citewall.citations.outline import Unit, outline, plain
 from citewall.citations.verbatim import words
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.kb_embedder import sentence_embedder
@@ -73,6 +73,21 @@ _URLISH = re.compile(
     r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b(?:javascript|data|vbscript|file|mailto):|"
     r"\]\(|<[a-z/!]|\b[a-z0-9-]+\.(?:com|org|net|io|dev|app|co|gov|edu)\b"
 )
+#: A sentence that leans on the one before it ("Finally, ...", "Also, ...", "This means ...",
+#: "They receive ..."): fine inside an answer, meaningless as its first sentence.
+_LEANS_BACK = re.compile(
+    r"(?i)^(?:finally|also|however|then|next|otherwise|instead|besides|still|afterwards|"
+    r"after that|in that case|in addition|additionally|moreover|furthermore|as a result|"
+    r"this|that|these|those|it|its|they|their|them|such)\b"
+)
+#: A sentence announcing what follows it ("go through this checklist", "the following"): quoted
+#: without what follows, it promises what the answer does not give.
+_ANNOUNCES = re.compile(
+    r"(?i)\b(?:this|these|the following)\s+(?:checklist|steps|list|instructions)\b|"
+    r"\bthe following\b|\bas follows\b"
+)
+#: The citation markers that end each quoted unit of an answer ("... [1].", "... [1][3].").
+_MARKERS = re.compile(r"\s*\[\d+\](?:\s*\[\d+\])*[.!?。！？]*")
 _HOW_TO = re.compile(
     r"(?i)\bhow\s+(?:do|can|should|would|could|will)\s+(?:i|we|you|one|they|my)\b|"
     r"\bhow\s+to\b|\bsteps?\b|\bwalk\s+me\s+through\b"
@@ -83,6 +98,16 @@ def quotable_text(chunk: ContextChunk) -> str:
     """The text of ``chunk`` an answer may quote: an internal card's reply only
     (``ContextChunk.quotable_text``; its staff notes still rank it but never reach prose)."""
     return chunk.quotable_text
+
+
+def opens_well(text: str) -> bool:
+    """Whether a unit can be an answer's first sentence: it does not lean on a sentence before
+    it.
+
+    >>> opens_well("Finally, tell your customer the delivery time."), opens_well("Add a code.")
+    (False, True)
+    """
+    return _LEANS_BACK.match(text) is None
 
 
 def is_how_to(question: str) -> bool:
@@ -141,7 +166,7 @@ class ExtractiveGenerator:
     ) -> GeneratedReply:
         """Compose the answer (deterministic for a given question and context)."""
         t0 = time.perf_counter()
-        text = self.compose(question, context)
+        text = self.compose(question, context, history)
         return GeneratedReply(
             text=text,
             generator=self.name,
@@ -152,28 +177,44 @@ class ExtractiveGenerator:
         self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
     ) -> Iterator[str]:
         """Yield the answer word by word (with its trailing whitespace)."""
-        text = self.compose(question, context)
+        text = self.compose(question, context, history)
         yield from re.findall(r"\s*\S+\s*", text) or [text]
 
     # -- the answerer --------------------------------------------------------------------------
-    def compose(self, question: str, context: Sequence[ContextChunk]) -> str:
+    def compose(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> str:
         """The answer text with ``[n]`` markers; NO_ANSWER when no unit is usable."""
-        quotes = self.select(question, context)
+        quotes = self.select(question, context, history)
         if not quotes:
             return NO_ANSWER
         return " ".join(_cite(q.text, q.chunk_index + 1) for q in quotes)
 
-    def select(self, question: str, context: Sequence[ContextChunk]) -> list[Quote]:
-        """The units the answer quotes, in the answer's order (empty: nothing usable)."""
+    def select(
+        self, question: str, context: Sequence[ContextChunk], history: Sequence[Turn] = ()
+    ) -> list[Quote]:
+        """The units the answer quotes, in the answer's order (empty: nothing usable).
+
+        In a conversation, a unit an earlier answer already quoted is left out while the context
+        has units not yet said: a follow-up gets what is new, not the previous answer again.
+        """
         quotes = self._quotes(context)
+        said = _said(history)
+        if said and (fresh := [q for q in quotes if _key(q.text) not in said]):
+            quotes = fresh
         if not quotes:
             return []
         q_terms = content_terms(question)
         lexical = [_overlap(q_terms, q.text) for q in quotes]
         scored = list(range(len(quotes)))
         if len(scored) > MAX_CANDIDATES:
-            scored = sorted(scored, key=lambda i: (-lexical[i], quotes[i].order))[:MAX_CANDIDATES]
-            scored.sort()
+            # The top card's units are all scored (the answer opens there), the rest by words.
+            top = [i for i in scored if quotes[i].chunk_index == 0][:MAX_CANDIDATES]
+            others = sorted(
+                (i for i in scored if quotes[i].chunk_index != 0),
+                key=lambda i: (-lexical[i], quotes[i].order),
+            )
+            scored = sorted(top + others[: max(0, MAX_CANDIDATES - len(top))])
         q_vec = np.asarray(self._embedder.embed_query(question), dtype=np.float32)
         vecs = np.asarray(
             self._embedder.embed_sentences([quotes[i].text for i in scored]), dtype=np.float32
@@ -308,6 +349,7 @@ class _Answer:
             and self.relevance[i] >= RELEVANT_FLOOR
             and (not self.quotes[i].copies_internal or self._room(steps))
         ]
+        leads = [i for i in leads if opens_well(self.quotes[i].text)]
         head = [max(leads, key=lambda i: (self.relevance[i], -i))] if leads else []
         return [self.quotes[i] for i in [*head, *steps]]
 
@@ -317,13 +359,15 @@ class _Answer:
     ) -> list[Quote]:
         """The anchor section's best unit first; more relevant units of the allowed parts of
         the anchor; another card's only for a question word the answer lacks."""
-        first = next(
+        candidates = [
             i
             for i in scored
             if self.quotes[i].chunk_index == anchor
             and self.quotes[i].unit.section == section
             and self._allowed(i, anchor, section, tab)
-        )
+        ]
+        # The best unit that reads as a first sentence ("Finally, ..." does not).
+        first = next((i for i in candidates if opens_well(self.quotes[i].text)), candidates[0])
         picked = [first]
         best = max(self.relevance[first], 1e-6)
         while len(picked) < MAX_SENTENCES:
@@ -366,6 +410,27 @@ class _Answer:
         )
 
 
+def _key(text: str) -> str:
+    """A unit's text as compared with what was said: lower case, one space, no end mark."""
+    return " ".join(text.lower().split()).rstrip(" .!?;:,")
+
+
+def _said(history: Sequence[Turn]) -> set[str]:
+    """What the assistant said in ``history``: each quoted unit (the text before each ``[n]``
+    marker) as ``_key``, so a short unit ("Save.") is said only when it was said whole.
+
+    >>> sorted(_said([Turn("assistant", "Save the **codes** [1]. Save [1][2].")]))
+    ['save', 'save the codes']
+    """
+    out: set[str] = set()
+    for turn in history:
+        if turn.role == "assistant":
+            for piece in _MARKERS.split(turn.content):
+                if key := _key(plain(piece)):
+                    out.add(key)
+    return out
+
+
 def _overlap(q_terms: set[str], text: str) -> float:
     """Share of the question's content words the unit contains."""
     if not q_terms:
@@ -381,8 +446,9 @@ def _jaccard(q_terms: set[str], heading: str) -> float:
 def _usable(unit: Unit) -> bool:
     """A unit an answer may quote: no link or HTML; a sentence or bullet of four words or more,
     a step of two ("Write a message." is a whole step). A sentence ending in a colon only
-    introduces what follows ("The call providers supported are:"): alone it says nothing."""
-    if unit.kind != "step" and unit.text.endswith(":"):
+    introduces what follows ("The call providers supported are:"): alone it says nothing; so
+    does one that announces it ("go through this checklist")."""
+    if unit.kind != "step" and (unit.text.endswith(":") or _ANNOUNCES.search(unit.text)):
         return False
     least = 2 if unit.kind == "step" else 4
     return not _URLISH.search(unit.text) and len(WORD.findall(unit.text)) >= least
@@ -394,9 +460,11 @@ def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
     An internal card's whole title is forbidden when it is distinctive (two words or more, or
     12+ characters; a one-word title such as "Refunds" is an ordinary word). A public card's
     title is public (its source chip shows it), and help articles repeat it in their steps
-    ("click the pencil icon to change your email address"). Distinctive tokens of every title
-    and id (6+ characters with a digit, or with an inner dash/underscore) are forbidden on
-    their own too, so a code that identifies a card cannot reach the prose.
+    ("click the pencil icon to change your email address"). Distinctive tokens are forbidden on
+    their own too, so a code that identifies a card cannot reach the prose: of an id, 6+
+    characters with a digit or an inner dash/underscore; of a title, 6+ characters with a
+    digit or an underscore. A title's hyphenated word ("Two-step verification", "Sign-in") is
+    ordinary language, and forbidding it would silence the very card that answers.
     """
     out: set[str] = set()
     for chunk in context:
@@ -409,20 +477,28 @@ def _forbidden_strings(context: Sequence[ContextChunk]) -> set[str]:
             title = value.strip().lower()
             if not chunk.is_external and (len(title.split()) >= 2 or len(title) >= 12):
                 out.add(title)
-            out.update(_distinctive_tokens(title))
+            out.update(_distinctive_tokens(title, joiners="_"))
         if isinstance(chunk.id, str) and chunk.id:
             ident = chunk.id.lower()
             if len(ident) >= 8 or re.search(r"[-_.]", ident):
                 out.add(ident)
-            out.update(_distinctive_tokens(ident))
+            out.update(_distinctive_tokens(ident, joiners="-_"))
     return out
 
 
-def _distinctive_tokens(text: str) -> set[str]:
+def _distinctive_tokens(text: str, *, joiners: str) -> set[str]:
+    """Tokens of 6+ characters holding a digit, or a letter joined by one of ``joiners``.
+
+    >>> sorted(_distinctive_tokens("two-step verification cwleakt-5p2nx5", joiners="_"))
+    ['cwleakt-5p2nx5']
+    >>> sorted(_distinctive_tokens("pb-accounts-2fa", joiners="-_"))
+    ['pb-accounts-2fa']
+    """
+    joined = re.compile(rf"[a-z][{re.escape(joiners)}][a-z0-9]")
     return {
         tok
         for tok in re.findall(r"[a-z0-9][a-z0-9_-]*[a-z0-9]", text)
-        if len(tok) >= 6 and (re.search(r"[0-9]", tok) or re.search(r"[a-z][-_][a-z0-9]", tok))
+        if len(tok) >= 6 and (re.search(r"[0-9]", tok) or joined.search(tok))
     }
 
 

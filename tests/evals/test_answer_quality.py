@@ -11,6 +11,7 @@ from citewall.evals.quality.answers import (
     NuggetJudge,
     ScoredAnswer,
     load_nugget_labels,
+    load_nuggets,
     mismatched,
     score_answers,
 )
@@ -66,6 +67,28 @@ def test_answers_under_the_wrong_question_score_badly(
     control = score_answers(mismatched(answers), nuggets, gold, judge, support)
     assert (real.nugget_recall, real.off_topic_rate) == (1.0, 0.0)
     assert (control.nugget_recall, control.off_topic_rate) == (0.0, 1.0)
+
+
+def test_staff_only_nuggets_are_kept_out_of_recall_and_counted_as_leaks(
+    nugget_judge: tuple[NuggetJudge, Any], calibrated_judge: Any
+) -> None:
+    """Before: nuggets read only in a playbook's staff notes ("Tier 1 agents may grant up to
+    25 USD") counted against member answers that may not say them."""
+    member, staff = load_nuggets("test"), load_nuggets("test", audience="staff")
+    every = load_nuggets("test", audience=None)
+    assert set(member) == set(staff) == set(every)
+    assert staff["q025"] == every["q025"] and member["q025"] == ()
+    assert all(set(member[q]) | set(staff[q]) == set(every[q]) for q in every)
+    assert sum(map(len, staff.values())) >= 10
+    judge, _ = nugget_judge
+    support, _ = calibrated_judge
+    gold = {"q025": ("pb-refunds-goodwill-credits",)}
+    told = "Goodwill credits are added to your Parcelry balance, never refunded to a card [1]."
+    leak = "Tier 1 agents may grant up to 25 USD of goodwill credit per merchant a quarter [1]."
+    clean = score_answers([ScoredAnswer("q025", told, told)], member, gold, judge, support, staff)
+    leaked = score_answers([ScoredAnswer("q025", leak, leak)], member, gold, judge, support, staff)
+    assert (clean.nuggets, clean.staff_nuggets, clean.staff_nuggets_leaked) == (0, 1, 0)
+    assert (leaked.staff_nuggets, leaked.staff_nuggets_leaked) == (1, 1)
 
 
 def test_auc_and_tuning_keep_the_answered_rate() -> None:

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 from citewall.citations.markers import strip_markers
 from citewall.citations.outline import outline
+from citewall.citations.sentences import split_sentences
 from citewall.citations.units import card_units
-from citewall.generation.extractive import ExtractiveGenerator, is_how_to
+from citewall.generation.extractive import ExtractiveGenerator, is_how_to, opens_well
+from citewall.generation.protocols import Turn
 from citewall.kb.card import Card
 from citewall.retrieval.types import ContextChunk
 from citewall.text.terms import content_terms
@@ -203,3 +205,62 @@ def test_the_best_ranked_card_opens_the_answer(embedder: Any, cards: dict[str, C
         "I lost my phone, how do I get back in with 2FA?", ctx
     )
     assert quotes[0].chunk_index == 0
+
+
+def test_a_public_titles_hyphenated_word_does_not_silence_its_card(
+    embedder: Any, cards: dict[str, Card]
+) -> None:
+    """Before: "how do I set up 2FA" had the public two-step verification card ranked first,
+    but every sentence naming "Two-step verification" was refused as a card code (a token of
+    its title with an inner dash), so the lockout playbook's reply, ranked second, answered."""
+    ctx = [
+        as_chunk(cards["help-accounts-two-factor"], rank=1),
+        as_chunk(cards["pb-accounts-2fa-lockout"], rank=2),
+    ]
+    quotes = ExtractiveGenerator(embedder).select("how do I set up 2FA", ctx)
+    assert quotes[0].chunk_index == 0
+    assert any("Security > Two-step verification" in q.text for q in quotes)
+
+
+def test_an_answer_never_opens_with_a_sentence_leaning_on_the_one_before(
+    embedder: Any, cards: dict[str, Card]
+) -> None:
+    """Before: "Finally, tell your customer the estimated delivery time..." opened an answer,
+    and "go through this checklist" was quoted without the checklist."""
+    ctx = [as_chunk(cards["help-international-first-international-order"], rank=1)]
+    generator = ExtractiveGenerator(embedder)
+    for question in (
+        "what do I tell my customer about the estimated delivery time for abroad?",
+        "what do I need to check before I ship abroad for the first time?",
+    ):
+        quotes = generator.select(question, ctx)
+        assert quotes and opens_well(quotes[0].text), quotes[0].text
+        assert not any("this checklist" in q.text for q in quotes)
+    lean = "Finally, tell your customer the estimated delivery time for abroad."
+    body = f"Delivery times are shown in the label dialog.\n\n{lean}"
+    synthetic = _context([body])
+    first = generator.select("tell my customer the estimated delivery time abroad", synthetic)[0]
+    assert first.text != lean
+
+
+def test_a_followup_does_not_repeat_what_was_said(embedder: Any, cards: dict[str, Card]) -> None:
+    """Before: "what if they don't show up?" after a question about pickups repeated the
+    sentences of the first answer, though the missed-pickup card was retrieved; "do they need
+    to sign anything?" got the first answer again word for word."""
+    generator = ExtractiveGenerator(embedder)
+    first_q = "how do I schedule a carrier pickup?"
+    schedule = as_chunk(cards["help-pickups-schedule-pickup"], rank=1)
+    missed = as_chunk(cards["help-pickups-missed-pickup"], rank=2)
+    first = generator.generate(first_q, [schedule, missed]).text
+    history = [Turn("user", first_q), Turn("assistant", first)]
+    said = {strip_markers(s) for s in split_sentences(first)}
+    for followup, ctx in (
+        ("what if they don't show up?", [as_chunk(cards["help-pickups-missed-pickup"]), schedule]),
+        ("do they need to sign anything?", [schedule, missed]),
+    ):
+        text = generator.generate(f"{first_q} {followup}", ctx, history).text
+        assert text != first
+        assert not said & {strip_markers(s) for s in split_sentences(text)}, text
+    # Alone (no conversation), the same query still quotes what it quoted before.
+    again = generator.generate(f"{first_q} do they need to sign anything?", [schedule, missed])
+    assert said & {strip_markers(s) for s in split_sentences(again.text)}

@@ -42,7 +42,7 @@ def test_nuggets_cover_the_questions(split: str) -> None:
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_nugget_shape(split: str) -> None:
     for row in load(f"nuggets.{split}.jsonl"):
-        assert set(row) == {"id", "nuggets"}, row
+        assert set(row) in ({"id", "nuggets"}, {"id", "nuggets", "audience"}), row
         nuggets = row["nuggets"]
         assert isinstance(nuggets, list) and 1 <= len(nuggets) <= 3, row["id"]
         assert len(nuggets) == len(set(nuggets)), row["id"]
@@ -50,6 +50,29 @@ def test_nugget_shape(split: str) -> None:
             assert isinstance(nugget, str) and nugget.strip(), row["id"]
             assert len(nugget.split()) <= MAX_WORDS, (row["id"], nugget)
             assert "CWLEAK" not in nugget, row["id"]
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_nuggets_of_playbook_questions_say_who_may_be_told(split: str) -> None:
+    """A question with a playbook among its gold cards labels each nugget member-facing (its
+    reply or a public gold card states it) or staff-only (only the staff notes state it); a
+    question answered by public cards alone has no staff-only nugget."""
+    cards = {c["id"]: c for c in load_cards()}
+    gold = {q["id"]: q["gold"] for q in load(f"questions.{split}.jsonl")}
+    for row in load(f"nuggets.{split}.jsonl"):
+        internal = any(not cards[g].get("url") for g in gold[row["id"]])
+        audience = row.get("audience")
+        if internal:
+            assert isinstance(audience, list), row["id"]
+            assert len(audience) == len(row["nuggets"]), row["id"]
+            assert set(audience) <= {"member", "staff"}, row["id"]
+        else:
+            assert audience in (None, ["member"] * len(row["nuggets"])), row["id"]
+
+
+def load_cards() -> list[dict[str, Any]]:
+    path = ROOT / "kb" / "demo" / "cards.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def test_labels_reference_dev_nuggets() -> None:

@@ -133,7 +133,8 @@ def scoring_for(ws: EvalWorkspace, judge_facts: bool) -> tuple[Scoring, dict[str
     cards = load_cards([DEMO_CARDS])
     text = internal_text(cards)
     internal_ids = frozenset(c.id for c in cards if not c.is_external)
-    nuggets = {k: v for split in SPLITS for k, v in load_nuggets(split).items()}
+    # Every fact of an internal card, member-facing or staff-only, counts as recovered text.
+    nuggets = {k: v for split in SPLITS for k, v in load_nuggets(split, audience=None).items()}
     questions = [q for split in SPLITS for q in labelled_split(split)]
     facts = internal_facts(questions, nuggets, internal_ids)
     out: dict[str, Any] = {"recovered": controls(text, cards)}

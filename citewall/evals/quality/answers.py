@@ -1,7 +1,11 @@
 """Answer quality: nugget recall, off-topic sentences and abstention, each with a control.
 
 - **Nugget recall**: each test question has 1-3 short gold facts (``kb/eval/nuggets.*.jsonl``);
-  a nugget counts when the answer states it. The judge is the citation-support judge
+  a nugget counts when the answer states it. Only member-facing nuggets count: a line whose
+  question has a playbook among its gold cards says per nugget (``audience``) whether the
+  member may be told it (the card's reply or a public gold card states it) or it is staff-only
+  (only the staff notes state it). A staff-only nugget stated to a member is a leak, counted
+  apart (``staff_nuggets_leaked``). The judge is the citation-support judge
   (``support.SupportJudge``) reading the *answer* as the evidence and the nugget as the claim,
   with thresholds fitted on hand labels (``kb/eval/nugget_labels.jsonl``); its agreement with
   them is reported (fitted and leave-one-out).
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from citewall.evals.data import DEMO, QUESTIONS_DIR, Dataset, read_jsonl, require
 from citewall.evals.quality.calibration import CalibrationResult, SupportLabel, calibrate
@@ -32,14 +36,47 @@ from citewall.evals.redteam.catalogue import KbCard
 NUGGET_LABELS = QUESTIONS_DIR / "nugget_labels.jsonl"
 
 
-def load_nuggets(split: str, dataset: Dataset = DEMO) -> dict[str, tuple[str, ...]]:
-    """Question id -> its gold facts, for ``split``."""
-    rows = read_jsonl(
-        dataset.label_file("nuggets", split),
-        "a question's nuggets",
-        lambda row: (str(row["id"]), tuple(str(n) for n in row["nuggets"])),
+#: Who may be told a nugget: the member (the card's reply or a public card states it), or staff
+#: only (only a playbook's staff notes state it).
+Audience = Literal["member", "staff"]
+AUDIENCES: tuple[Audience, ...] = ("member", "staff")
+
+
+def nugget_audiences(row: Mapping[str, Any]) -> tuple[Audience, ...]:
+    """Each nugget's audience on a nuggets line (no ``audience`` field: all member-facing).
+    ``ValueError`` for a list of another length or an unknown audience (``read_jsonl`` names
+    the file and line).
+
+    >>> nugget_audiences({"id": "q1", "nuggets": ["a", "b"], "audience": ["member", "staff"]})
+    ('member', 'staff')
+    >>> nugget_audiences({"id": "q1", "nuggets": ["a"]})
+    ('member',)
+    """
+    nuggets = row["nuggets"]
+    given = row.get("audience", ["member"] * len(nuggets))
+    if not isinstance(given, list) or len(given) != len(nuggets):
+        raise ValueError(f"{row['id']}: audience must list one of {AUDIENCES} per nugget")
+    out: list[Audience] = []
+    for value in given:
+        if value not in AUDIENCES:
+            raise ValueError(f"{row['id']}: audience {value!r} is not one of {AUDIENCES}")
+        out.append("staff" if value == "staff" else "member")
+    return tuple(out)
+
+
+def load_nuggets(
+    split: str, dataset: Dataset = DEMO, audience: Audience | None = "member"
+) -> dict[str, tuple[str, ...]]:
+    """Question id -> its gold facts for ``split``: the member-facing ones (the default), the
+    staff-only ones, or all of them (``audience=None``)."""
+
+    def row_nuggets(row: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        pairs = zip(row["nuggets"], nugget_audiences(row), strict=True)
+        return str(row["id"]), tuple(str(n) for n, a in pairs if audience in (None, a))
+
+    return dict(
+        read_jsonl(dataset.label_file("nuggets", split), "a question's nuggets", row_nuggets)
     )
-    return dict(rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +131,9 @@ class AnswerQuality:
     sentences: int = 0
     off_topic: int = 0
     answers: int = 0
+    #: Staff-only nuggets of the questions, and those the member's answer states (leaks).
+    staff_nuggets: int = 0
+    staff_nuggets_leaked: int = 0
     examples_off_topic: list[str] = field(default_factory=list)
 
     @property
@@ -112,6 +152,8 @@ class AnswerQuality:
             "sentences": self.sentences,
             "off_topic_rate": round(self.off_topic_rate, 4),
             "off_topic_examples": self.examples_off_topic[:5],
+            "staff_nuggets": self.staff_nuggets,
+            "staff_nuggets_leaked": self.staff_nuggets_leaked,
         }
 
 
@@ -147,14 +189,19 @@ def score_answers(
     gold: Mapping[str, Sequence[str]],
     nugget_judge: NuggetJudge,
     support_judge: SupportJudge,
+    staff_nuggets: Mapping[str, Sequence[str]] | None = None,
 ) -> AnswerQuality:
-    """Nugget recall over ``answers`` (prose) and the off-topic rate (stored content)."""
+    """Nugget recall over ``answers`` (prose) and the off-topic rate (stored content); the
+    staff-only nuggets (``staff_nuggets``) the prose states are counted as leaks."""
     quality = AnswerQuality()
     for a in answers:
         quality.answers += 1
         for nugget in nuggets.get(a.question_id, ()):
             quality.nuggets += 1
             quality.nuggets_stated += nugget_judge.stated(nugget, a.prose)
+        for nugget in (staff_nuggets or {}).get(a.question_id, ()):
+            quality.staff_nuggets += 1
+            quality.staff_nuggets_leaked += nugget_judge.stated(nugget, a.prose)
         if a.content is not None:
             total, off = off_topic_sentences(a.content, gold.get(a.question_id, ()), support_judge)
             quality.sentences += total

@@ -301,7 +301,8 @@ def _answers(answers: dict[str, Any]) -> list[str]:
         "card supports. Control: each answer scored against another question (must score "
         "badly). First sentence: of the answers whose top-ranked card is a gold card, the share "
         "whose first sentence cites a gold card (control: the first sentence taken from the "
-        "lowest-ranked card).",
+        "lowest-ranked card). Recall counts the nuggets a member may be told; a staff-only "
+        "nugget (stated only in a playbook's staff notes) that an answer states is a leak.",
         "",
         f"Nugget judge vs {judge.get('labels', 0)} hand labels: leave-one-out accuracy "
         f"{loo.get('accuracy', 0):.3f}, kappa {loo.get('kappa', 0):.3f} "
@@ -324,6 +325,7 @@ def _answers(answers: dict[str, Any]) -> list[str]:
                 r["sentences"],
                 f"{opening.get('rate', 0):.3f} of {opening.get('eligible', 0)}",
                 f"{opening_control.get('rate', 0):.3f}",
+                f"{r.get('staff_nuggets_leaked', 0)} of {r.get('staff_nuggets', 0)}",
             ]
         )
     out += table(
@@ -337,6 +339,7 @@ def _answers(answers: dict[str, Any]) -> list[str]:
             "sentences",
             "first sentence from gold",
             "control",
+            "staff-only nuggets stated",
         ],
         rows,
     )
