@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from citewall.cli.errors import cli_errors
-from citewall.evals.data import BASELINE, DATASETS
+from citewall.cli.evals_package import require_evals
 
 if TYPE_CHECKING:
-    from citewall.evals.harness import EvalRun
+    from citewall_evals.harness import EvalRun
 
 app = typer.Typer(
     help="Evaluate retrieval, citation quality and the corpus boundary (red-team gate). "
@@ -31,7 +31,9 @@ def everything(
         False, "--update-baseline", help="Record this run's metrics as evals/baseline.json."
     ),
     split: str = typer.Option("test", "--split", help="Labelled split to measure: test or dev."),
-    baseline: Path = typer.Option(BASELINE, "--baseline", help="Baseline file."),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="Baseline file (default: evals/baseline.json of the checkout)."
+    ),
     work_dir: Path | None = typer.Option(
         None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
     ),
@@ -43,7 +45,7 @@ def everything(
     kb: str = typer.Option(
         "demo",
         "--kb",
-        help=f"Knowledge base to measure: {', '.join(DATASETS)} or all. The red-team gate, the "
+        help="Knowledge base to measure: demo, zulip, fastapi or all. The red-team gate, the "
         "dangling-reference check and the baseline are the demo's.",
     ),
 ) -> None:
@@ -53,26 +55,30 @@ def everything(
 
     Exit codes: 0 when the red-team gate and the dangling-reference check pass, every labelled
     question was answered and nothing regressed beyond tolerance; 1 otherwise (the report says
-    why); 2 for a usage or configuration error. A development command: it measures the labelled
-    data of a source checkout.
+    why); 2 for a usage or configuration error, or without the evaluation package. A development
+    command: it measures the labelled data of a source checkout.
     """
     if ctx.invoked_subcommand is not None:
         return
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
-    if kb != "all" and kb not in DATASETS:
-        raise typer.BadParameter(f"--kb must be {', '.join(DATASETS)} or all, got {kb!r}")
     logging.basicConfig(level=logging.WARNING)
     with cli_errors():
+        require_evals()
+        # Deferred: the evaluation package is a separate install (evals/), read when it runs.
+        from citewall_evals.data import BASELINE, DATASETS
+
+        if kb != "all" and kb not in DATASETS:
+            raise typer.BadParameter(f"--kb must be {', '.join(DATASETS)} or all, got {kb!r}")
         # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
-        from citewall.evals.harness import EvalOptions, run_evaluation
+        from citewall_evals.harness import EvalOptions, run_evaluation
 
         options = EvalOptions(
             out=out,
             fast=fast,
             split="dev" if split == "dev" else "test",
             update_baseline=update_baseline,
-            baseline=baseline,
+            baseline=baseline or BASELINE,
             work_dir=work_dir,
             local_model=local_model,
             datasets=tuple(DATASETS.values()) if kb == "all" else (DATASETS[kb],),
@@ -155,11 +161,12 @@ def retrieval(
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
     with cli_errors():
+        require_evals()
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
-        from citewall.evals.retrieval.offline import evaluate
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.reranker import load_reranker
+        from citewall_evals.retrieval.offline import evaluate
 
         settings = get_settings()
         reranker, status = load_reranker(settings)
@@ -210,9 +217,10 @@ def extraction(
     exposure budget. Writes extraction.json/.md and the curves as SVG, prints a summary."""
     logging.basicConfig(level=logging.WARNING)
     with cli_errors():
+        require_evals()
         # Deferred: the benchmark loads models and FastAPI; `citewall --help` should not.
-        from citewall.evals.extraction.benchmark import ExtractionOptions, run_extraction
-        from citewall.evals.extraction.report import honest_table, summary_table, write_report
+        from citewall_evals.extraction.benchmark import ExtractionOptions, run_extraction
+        from citewall_evals.extraction.report import honest_table, summary_table, write_report
 
         options = ExtractionOptions(
             queries=100 if fast and queries == 500 else queries,

@@ -6,17 +6,17 @@ from typing import Any
 
 import pytest
 
-from citewall.evals.quality.abstention import TARGET_ANSWERED, abstention, tune
-from citewall.evals.quality.answers import (
+from citewall.retrieval.answerability import Signals
+from citewall.retrieval.calibration import auc
+from citewall_evals.quality.abstention import TARGET_ANSWERED, abstention, tune
+from citewall_evals.quality.answers import (
     NuggetJudge,
     ScoredAnswer,
     load_nugget_labels,
     mismatched,
     score_answers,
 )
-from citewall.evals.report.results import control_failures
-from citewall.retrieval.answerability import Signals
-from citewall.retrieval.calibration import auc
+from citewall_evals.report.results import control_failures
 
 
 @pytest.fixture(scope="module")

@@ -11,17 +11,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citewall.boundary.schemas import SourcePublic
-from citewall.evals.harness import EvalOptions, EvalRun, redteam_cases, run_evaluation
-from citewall.evals.local_model import local_model_missing
-from citewall.evals.member_answers import ask_as_member
-from citewall.evals.quality.dangling_check import DANGLING_THRESHOLD, rate_answers
-from citewall.evals.questions import labelled_split, stratified
-from citewall.evals.redteam.cases import RedteamCase
-from citewall.evals.redteam.gate import CaseResult, run_gate
-from citewall.evals.report.results import EvalResult
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.types import ContextChunk
+from citewall_evals.harness import EvalOptions, EvalRun, redteam_cases, run_evaluation
+from citewall_evals.local_model import local_model_missing
+from citewall_evals.member_answers import ask_as_member
+from citewall_evals.quality.dangling_check import DANGLING_THRESHOLD, rate_answers
+from citewall_evals.questions import labelled_split, stratified
+from citewall_evals.redteam.cases import RedteamCase
+from citewall_evals.redteam.gate import CaseResult, run_gate
+from citewall_evals.report.results import EvalResult
 
 
 def first_question(kind: str) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from citewall.evals.harness import write_reports
-from citewall.evals.report.baseline import (
+from citewall_evals.harness import write_reports
+from citewall_evals.report.baseline import (
     BaselineError,
     compare,
     load_baseline,
@@ -17,8 +17,8 @@ from citewall.evals.report.baseline import (
     tolerance_for,
     write_baseline,
 )
-from citewall.evals.report.markdown import cell
-from citewall.evals.report.results import EvalResult, KbResult
+from citewall_evals.report.markdown import cell
+from citewall_evals.report.results import EvalResult, KbResult
 
 
 def sample_result(verdict: str = "pass") -> EvalResult:
