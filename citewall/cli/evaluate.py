@@ -94,14 +94,12 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
     typer.echo(f"profile {result.profile}: {elapsed_s:.1f} s")
     for path, scores in result.retrieval.items():
         typer.echo(
-            f"retrieval {path:<7} ({scores.get('label')}): nDCG@10 {scores['ndcg@10']:.3f}  "
-            f"R@10 {scores['recall@10']:.3f}  MRR {scores['mrr']:.3f}"
+            f"retrieval {path:<7} ({scores.label}): nDCG@10 {scores.ndcg_at_10:.3f}  "
+            f"R@10 {scores.recall_at_10:.3f}  MRR {scores.mrr:.3f}"
         )
     c = result.citations
-    if c:
-        typer.echo(
-            f"citations: recall {c['citation_recall']:.3f}  precision {c['citation_precision']:.3f}"
-        )
+    if c is not None:
+        typer.echo(f"citations: recall {c.recall:.3f}  precision {c.precision:.3f}")
     for failure in result.replay_failures:
         typer.echo(f"  REPLAY FAILED {failure}")
     detector = result.dangling.get("detector") or {}
@@ -123,7 +121,7 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
         f"{cases.get('indirect', 0)} indirect, per generator, plus access probes)"
     )
     for row in failures:
-        typer.echo(f"  FAIL {row['case']} [{row['generator']}]: {row['reason']}")
+        typer.echo(f"  FAIL {row.case_id} [{row.generator}]: {row.reason}")
     for comp in result.regressions:
         typer.echo(
             f"  REGRESSED {comp.metric}: {comp.baseline} -> {comp.current} (tol {comp.tolerance})"
@@ -131,8 +129,8 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
     for name, kb in result.knowledge_bases.items():
         for path, scores in kb.retrieval.items():
             typer.echo(
-                f"{name} retrieval {path:<7}: nDCG@10 {scores['ndcg@10']:.3f}  "
-                f"R@10 {scores['recall@10']:.3f}"
+                f"{name} retrieval {path:<7}: nDCG@10 {scores.ndcg_at_10:.3f}  "
+                f"R@10 {scores.recall_at_10:.3f}"
             )
         extractive = (kb.answers.get("generators") or {}).get("extractive") or {}
         abst = kb.answering.get("abstention") or {}

@@ -88,7 +88,7 @@ from citewall_evals.report import baseline as baseline_mod
 from citewall_evals.report.html import render_html
 from citewall_evals.report.markdown import render_markdown
 from citewall_evals.report.results import EvalResult, KbResult
-from citewall_evals.retrieval.metrics import score_rankings
+from citewall_evals.retrieval.metrics import PathScores, score_rankings
 from citewall_evals.retrieval.paths import evaluate_paths, served_rankings
 from citewall_evals.workspace import EvalWorkspace, build_workspace
 
@@ -157,14 +157,13 @@ def _stage(timings: dict[str, float], name: str) -> Iterator[None]:
         timings[name] = round(time.perf_counter() - t0, 2)
 
 
-def _retrieval_metrics(ws: EvalWorkspace, questions: list[Question]) -> dict[str, Any]:
+def _retrieval_metrics(ws: EvalWorkspace, questions: list[Question]) -> dict[str, PathScores]:
     retriever = ws.runtime.retriever
     assert isinstance(retriever, HybridRetriever), "the workspace builds the hybrid retriever"
-    scores = evaluate_paths(retriever, questions)
-    return {path: s.as_dict() for path, s in scores.items()}
+    return evaluate_paths(retriever, questions)
 
 
-def retrieval_control(ws: EvalWorkspace, questions: Sequence[Question]) -> dict[str, Any]:
+def retrieval_control(ws: EvalWorkspace, questions: Sequence[Question]) -> PathScores:
     """The negative control of retrieval: the served rankings scored against the gold cards
     of the question half the list away (must score far below the real figure)."""
     retriever = ws.runtime.retriever
@@ -173,7 +172,7 @@ def retrieval_control(ws: EvalWorkspace, questions: Sequence[Question]) -> dict[
     shift = max(1, len(questions) // 2)
     golds = [questions[(i + shift) % len(questions)].gold for i in range(len(questions))]
     label = "control: mismatched gold"
-    return score_rankings("control", rankings, golds, label=label).as_dict()
+    return score_rankings("control", rankings, golds, label=label)
 
 
 def local_model_rate(
@@ -216,14 +215,14 @@ def _replay(
     with TestClient(apps["extractive"], raise_server_exceptions=False) as client:
         replay = replay_questions(client, replay_set, judge, ws.tokens, "extractive", ws.asked)
     replays["extractive"] = replay
-    result.citations = replay.citation_totals().as_dict()
+    result.citations = replay.citation_totals()
     result.replay_failures = replay.failures
     result.citations_by_generator = {"extractive": result.citations}
     say(f"replaying {len(replay_set)} questions with the corpus protection off (its cost)")
     with TestClient(unprotected_app(ws), raise_server_exceptions=False) as client:
         off = replay_questions(client, replay_set, judge, ws.tokens, UNPROTECTED, ws.asked)
     replays[UNPROTECTED] = off
-    result.citations_by_generator[UNPROTECTED] = off.citation_totals().as_dict()
+    result.citations_by_generator[UNPROTECTED] = off.citation_totals()
     result.replay_failures = [*result.replay_failures, *off.failures]
     adversary_answers: list[MemberAnswer]
     with TestClient(apps["adversary"], raise_server_exceptions=False) as client:
@@ -238,7 +237,7 @@ def _replay(
             sample = stratified(questions, ADVERSARY_REPLAY_QUESTIONS)
             say(f"replaying {len(sample)} questions with the adversarial model")
             adv = replay_questions(client, sample, judge, ws.tokens, "adversary", ws.asked)
-            result.citations_by_generator["adversary"] = adv.citation_totals().as_dict()
+            result.citations_by_generator["adversary"] = adv.citation_totals()
             adversary_answers = adv.answers
             replays["adversary"] = adv
     return [
@@ -431,7 +430,7 @@ def _evaluate_demo(
                 result.redteam_cases = {"direct": direct, "indirect": len(cases) - direct}
                 say(f"red-team gate: {len(cases)} cases x {len(apps)} generators")
                 gate = run_gate(apps, cases, ws.catalogue, ws.tokens, ws.asked)
-                result.redteam = [r.as_dict() for r in gate]
+                result.redteam = list(gate)
         _compare_with_baseline(result, options)
     finally:
         if owned and workspace is not None:
@@ -491,7 +490,7 @@ def evaluate_kb(
                     replay = replay_questions(
                         client, replay_set, judge, ws.tokens, "extractive", ws.asked
                     )
-                kb.citations = replay.citation_totals().as_dict()
+                kb.citations = replay.citation_totals()
                 kb.replay_failures = replay.failures
             with _stage(timings, "answers"):
                 kb.answers = answer_quality(

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from citewall.api.app import create_app
 from citewall.generation.factory import build_condenser, build_generator
 from citewall_evals.member_answers import MemberAnswer
+from citewall_evals.quality.citations import CitationCounts
 from citewall_evals.workspace import EvalWorkspace
 
 #: The replay of the control app, beside ``extractive``.
@@ -48,20 +49,20 @@ def answered_rate(answers: Sequence[MemberAnswer]) -> float:
 
 
 def _figures(
-    quality: Mapping[str, Any], citations: Mapping[str, Any], answered: float
+    quality: Mapping[str, Any], citations: CitationCounts, answered: float
 ) -> dict[str, float]:
     return {
         "nugget_recall": float(quality.get("nugget_recall", 0.0)),
         "off_topic_rate": float(quality.get("off_topic_rate", 0.0)),
-        "citation_recall": float(citations.get("citation_recall", 0.0)),
-        "citation_precision": float(citations.get("citation_precision", 0.0)),
+        "citation_recall": citations.recall,
+        "citation_precision": citations.precision,
         "answered_rate": round(answered, 4),
     }
 
 
 def protection_cost(
     quality: Mapping[str, Mapping[str, Any]],
-    citations: Mapping[str, Mapping[str, Any]],
+    citations: Mapping[str, CitationCounts],
     answered: Mapping[str, float],
     protected: str = "extractive",
 ) -> dict[str, Any]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewall_evals.quality.citations import CitationCounts
+from citewall_evals.redteam.gate import CaseResult
 from citewall_evals.report.baseline import Comparison
+from citewall_evals.retrieval.metrics import PathScores
 
 
 @dataclass(slots=True)
@@ -22,8 +25,10 @@ class KbResult:
     environment: dict[str, Any] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
-    retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
-    citations: dict[str, Any] = field(default_factory=dict)
+    #: Scores per retrieval path, and ``control`` (the served rankings against mismatched gold).
+    retrieval: dict[str, PathScores] = field(default_factory=dict)
+    #: Citation quality of the replayed answers (``None`` until measured).
+    citations: CitationCounts | None = None
     replay_failures: list[str] = field(default_factory=list)
     answers: dict[str, Any] = field(default_factory=dict)
     answering: dict[str, Any] = field(default_factory=dict)
@@ -38,8 +43,8 @@ class KbResult:
             "environment": self.environment,
             "timings_s": self.timings_s,
             "judge": self.judge,
-            "retrieval": self.retrieval,
-            "citations": self.citations,
+            "retrieval": {path: s.as_dict() for path, s in self.retrieval.items()},
+            "citations": self.citations.as_dict() if self.citations is not None else {},
             "replay_failures": self.replay_failures,
             "answers": self.answers,
             "answering": self.answering,
@@ -56,12 +61,16 @@ class EvalResult:
     environment: dict[str, Any] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
-    retrieval: dict[str, dict[str, Any]] = field(default_factory=dict)
-    citations: dict[str, Any] = field(default_factory=dict)
-    citations_by_generator: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Scores per retrieval path (``retrieval.paths``: dense, bm25, rrf, full, served).
+    retrieval: dict[str, PathScores] = field(default_factory=dict)
+    #: Citation quality of the extractive generator's replayed answers (``None`` until measured).
+    citations: CitationCounts | None = None
+    #: The same per replayed generator (extractive, unprotected, the adversary in full runs).
+    citations_by_generator: dict[str, CitationCounts] = field(default_factory=dict)
     replay_failures: list[str] = field(default_factory=list)
     dangling: dict[str, Any] = field(default_factory=dict)
-    redteam: list[dict[str, Any]] = field(default_factory=list)
+    #: One row per red-team case and generator, and the access probes (``redteam.gate``).
+    redteam: list[CaseResult] = field(default_factory=list)
     redteam_cases: dict[str, int] = field(default_factory=dict)
     #: Nugget recall and off-topic rate per generator, with controls (``quality.answers``).
     answers: dict[str, Any] = field(default_factory=dict)
@@ -78,8 +87,8 @@ class EvalResult:
     knowledge_bases: dict[str, KbResult] = field(default_factory=dict)
 
     @property
-    def gate_failures(self) -> list[dict[str, Any]]:
-        return [r for r in self.redteam if r.get("verdict") != "pass"]
+    def gate_failures(self) -> list[CaseResult]:
+        return [r for r in self.redteam if r.verdict != "pass"]
 
     @property
     def regressions(self) -> list[Comparison]:
@@ -121,12 +130,12 @@ class EvalResult:
         """The flat table compared against (and stored as) the baseline. Higher is better."""
         out: dict[str, float] = {}
         for path, scores in self.retrieval.items():
-            for name in ("ndcg@10", "recall@10", "mrr"):
-                if isinstance(scores.get(name), int | float):
-                    out[f"retrieval.{path}.{name}"] = float(scores[name])
-        for name in ("citation_recall", "citation_precision"):
-            if isinstance(self.citations.get(name), int | float):
-                out[f"citations.{name}"] = float(self.citations[name])
+            out[f"retrieval.{path}.ndcg@10"] = scores.ndcg_at_10
+            out[f"retrieval.{path}.recall@10"] = scores.recall_at_10
+            out[f"retrieval.{path}.mrr"] = scores.mrr
+        if self.citations is not None:
+            out["citations.citation_recall"] = self.citations.recall
+            out["citations.citation_precision"] = self.citations.precision
         detector = self.dangling.get("detector") or {}
         for name in ("recall", "precision"):
             if isinstance(detector.get(name), int | float):
@@ -138,7 +147,7 @@ class EvalResult:
         if isinstance(loo, int | float):
             out["judge.loo_accuracy"] = float(loo)
         if self.redteam:
-            passed = sum(1 for r in self.redteam if r.get("verdict") == "pass")
+            passed = sum(1 for r in self.redteam if r.verdict == "pass")
             out["redteam.pass_rate"] = passed / len(self.redteam)
         extractive = (self.answers.get("generators") or {}).get("extractive") or {}
         if extractive:
@@ -165,12 +174,14 @@ class EvalResult:
             "environment": self.environment,
             "timings_s": self.timings_s,
             "judge": self.judge,
-            "retrieval": self.retrieval,
-            "citations": self.citations,
-            "citations_by_generator": self.citations_by_generator,
+            "retrieval": {path: s.as_dict() for path, s in self.retrieval.items()},
+            "citations": self.citations.as_dict() if self.citations is not None else {},
+            "citations_by_generator": {
+                name: c.as_dict() for name, c in self.citations_by_generator.items()
+            },
             "replay_failures": self.replay_failures,
             "dangling": self.dangling,
-            "redteam": self.redteam,
+            "redteam": [r.as_dict() for r in self.redteam],
             "redteam_cases": self.redteam_cases,
             "answers": self.answers,
             "answering": self.answering,
