@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from citewall.config import Settings
-from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, QUESTIONS_DIR, REPO_ROOT
-from citewall.evals.workspace import workspace_settings
 from citewall.ingest.calibrate import calibrate
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.answerability import Decider, Signals, Thresholds
@@ -42,6 +40,8 @@ from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
 from citewall.retrieval.protocols import Embedder
 from citewall.storage import db, schema
+from citewall_evals.data import DEMO_CARDS, HOSTILE_CARDS, QUESTIONS_DIR, REPO_ROOT
+from citewall_evals.workspace import workspace_settings
 
 #: KB name -> (its card files, the folder of its labelled questions).
 SETS = {

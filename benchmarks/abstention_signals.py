@@ -39,13 +39,13 @@ import numpy as np
 from abstention import SETS, _ingest, _rows
 
 from citewall.citations.units import card_units
-from citewall.evals.workspace import workspace_settings
 from citewall.retrieval.answerability import PHRASING, key_terms
 from citewall.retrieval.calibration import auc
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
 from citewall.retrieval.sentence_store import load_sentence_vectors
 from citewall.text.terms import STOPWORDS, WORD, content_terms, stem
+from citewall_evals.workspace import workspace_settings
 
 TARGET = 0.95
 SCORES = ("dense", "sentence_top1", "sentence_top3", "control")

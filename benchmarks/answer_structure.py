@@ -37,28 +37,28 @@ from typing import Any
 
 from citewall.citations.outline import outline
 from citewall.config import load_settings
-from citewall.evals.data import SUPPORT_LABELS, read_jsonl, require
-from citewall.evals.quality.answers import (
-    NuggetJudge,
-    load_nugget_labels,
-    nugget_audiences,
-    off_topic_sentences,
-)
-from citewall.evals.quality.calibration import calibrate, load_labels
-from citewall.evals.quality.first_sentence import (
-    Opening,
-    first_sentence_rate,
-    from_lowest_ranked,
-)
-from citewall.evals.quality.support import SupportJudge
-from citewall.evals.questions import load_questions
-from citewall.evals.redteam.catalogue import KbCard, load_cards
 from citewall.generation.extractive import NO_ANSWER, ExtractiveGenerator
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_retriever, kb_embedder
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.text.terms import content_terms
+from citewall_evals.data import SUPPORT_LABELS, read_jsonl, require
+from citewall_evals.quality.answers import (
+    NuggetJudge,
+    load_nugget_labels,
+    nugget_audiences,
+    off_topic_sentences,
+)
+from citewall_evals.quality.calibration import calibrate, load_labels
+from citewall_evals.quality.first_sentence import (
+    Opening,
+    first_sentence_rate,
+    from_lowest_ranked,
+)
+from citewall_evals.quality.support import SupportJudge
+from citewall_evals.questions import load_questions
+from citewall_evals.redteam.catalogue import KbCard, load_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 #: KB name -> (its cards, the folder of its labelled questions).

@@ -66,14 +66,14 @@ from benchmarks.baselines.report import (  # noqa: E402
     to_markdown,
 )
 from citewall.config import Settings, load_settings  # noqa: E402
-from citewall.evals.bench.corpus import chunk_records, synthetic_cards  # noqa: E402
-from citewall.evals.bench.stats import p50_p95  # noqa: E402
-from citewall.evals.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
 from citewall.ingest.chunking import chunk_card  # noqa: E402
 from citewall.kb.card import Card  # noqa: E402
 from citewall.retrieval.protocols import Embedder, Reranker  # noqa: E402
 from citewall.retrieval.records import ChunkRecord, index_text  # noqa: E402
 from citewall.retrieval.reloading import ReloadingArtifact  # noqa: E402
+from citewall_evals.bench.corpus import chunk_records, synthetic_cards  # noqa: E402
+from citewall_evals.bench.stats import p50_p95  # noqa: E402
+from citewall_evals.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
 
 OUT = REPO / "docs" / "perf"
 

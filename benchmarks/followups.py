@@ -8,7 +8,7 @@ conversation (which must not be hurt).
     python benchmarks/followups.py --split dev --kb zulip
 
 Each KB is ingested into a throwaway data dir with the production settings (the packaged
-embedder, Chroma, bm25s); scoring is ``citewall.evals.retrieval.followups.score_followups``,
+embedder, Chroma, bm25s); scoring is ``citewall_evals.retrieval.followups.score_followups``,
 the same as ``citewall eval``'s follow-up stage.
 """
 
@@ -18,10 +18,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from citewall.evals.data import DATASETS
-from citewall.evals.retrieval.followups import load_followups, score_followups
-from citewall.evals.workspace import build_workspace
 from citewall.generation.followup import RuleCondenser
+from citewall_evals.data import DATASETS
+from citewall_evals.retrieval.followups import load_followups, score_followups
+from citewall_evals.workspace import build_workspace
 
 COLUMNS = ("alone", "context", "control", "switch_alone", "switch_context")
 

@@ -19,15 +19,15 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from citewall.evals.data import DEMO_CARDS
-from citewall.evals.member_answers import MemberAnswer, ask_as_member
-from citewall.evals.quality.abstention import load_unanswerable
-from citewall.evals.quality.answers import NuggetJudge, load_nugget_labels, load_nuggets
-from citewall.evals.quality.gaps import CoverageOnlyRule, GapLabels, PreviousRule, score_report
-from citewall.evals.questions import Question, labelled_split
-from citewall.evals.workspace import EvalWorkspace, build_workspace
 from citewall.retrieval.covered import GapRule, TurnRule, Verdict
 from citewall.storage.gaps import GapQuestion, gap_questions
+from citewall_evals.data import DEMO_CARDS
+from citewall_evals.member_answers import MemberAnswer, ask_as_member
+from citewall_evals.quality.abstention import load_unanswerable
+from citewall_evals.quality.answers import NuggetJudge, load_nugget_labels, load_nuggets
+from citewall_evals.quality.gaps import CoverageOnlyRule, GapLabels, PreviousRule, score_report
+from citewall_evals.questions import Question, labelled_split
+from citewall_evals.workspace import EvalWorkspace, build_workspace
 
 SPLITS = ("dev", "test")
 COVERAGE_GRID = tuple(round(0.1 * i, 1) for i in range(11))

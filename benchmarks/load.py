@@ -33,10 +33,10 @@ from typing import Any
 
 import httpx
 
-from citewall.evals.bench.server import bench_env, prepare, serving
-from citewall.evals.bench.stats import percentile
-from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR
-from citewall.evals.questions import load_questions
+from citewall_evals.bench.server import bench_env, prepare, serving
+from citewall_evals.bench.stats import percentile
+from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR
+from citewall_evals.questions import load_questions
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,13 +22,13 @@ import numpy as np
 import numpy.typing as npt
 
 from citewall.config import load_settings
-from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, split_path
-from citewall.evals.questions import load_questions
-from citewall.evals.retrieval.metrics import recall_at_k
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.records import index_text
+from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, split_path
+from citewall_evals.questions import load_questions
+from citewall_evals.retrieval.metrics import recall_at_k
 
 K = 5
 Matrix = npt.NDArray[np.float32]

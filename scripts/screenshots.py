@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect, sync_playwright
 
-from citewall.evals.bench.server import add_user, bench_env, prepare, serving
+from citewall_evals.bench.server import add_user, bench_env, prepare, serving
 
 ROOT = Path(__file__).resolve().parents[1]
 KB = ROOT / "kb" / "demo" / "cards.jsonl"

@@ -2,7 +2,8 @@
 and size; API load; model runtimes; follow-ups and abstention; crawling a help center.
 
 Development commands: they measure on the demo KB and labelled questions of a source checkout
-(``citewall.evals.data``).
+(``citewall_evals.data``), with the evaluation package (``evals/``, see
+``citewall.cli.evals_package``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.cli.evals_package import require_evals
 from citewall.errors import UserError
-from citewall.evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
 app = typer.Typer(
     help="Benchmarks: retrieval latency per stage and size; API load; torch vs onnx models; the "
@@ -31,8 +32,12 @@ def retrieval(
     sizes: str = typer.Option("1000,10000", "--sizes", help="Comma-separated chunk counts."),
     ingest_cards: int = typer.Option(500, "--ingest-cards", help="0 skips the ingest run."),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
-    demo: Path = typer.Option(DEMO_CARDS, "--demo"),
-    questions: Path = typer.Option(QUESTIONS_DIR / "questions.test.jsonl", "--questions"),
+    demo: Path | None = typer.Option(
+        None, "--demo", help="Demo KB (default: kb/demo/cards.jsonl of the checkout)."
+    ),
+    questions: Path | None = typer.Option(
+        None, "--questions", help="Default: kb/eval/questions.test.jsonl of the checkout."
+    ),
     minilm_reranker: bool = typer.Option(
         True,
         "--minilm-reranker/--configured-reranker",
@@ -42,15 +47,17 @@ def retrieval(
 ) -> None:
     """p50/p95 per stage at each size (rrf_only and full), and ingest vs the embedding floor."""
     with cli_errors():
+        require_evals()
         # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
-        from citewall.evals.bench.retrieval import run, to_markdown
         from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
         from citewall.retrieval.reranker import (
             CrossEncoderReranker,
             build_cross_encoder,
             load_reranker,
         )
+        from citewall_evals.bench.retrieval import run, to_markdown
+        from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
         settings = get_settings()
         reranker, status = load_reranker(settings)
@@ -69,8 +76,8 @@ def retrieval(
         result = run(
             settings,
             sizes=[int(x) for x in sizes.split(",") if x.strip()],
-            demo_path=require(demo),
-            questions_path=require(questions),
+            demo_path=require(demo or DEMO_CARDS),
+            questions_path=require(questions or QUESTIONS_DIR / "questions.test.jsonl"),
             embedder=load_embedder(settings),
             reranker=reranker,
             reranker_name=status,
@@ -86,7 +93,9 @@ def api(
     paths: str = typer.Option(
         "rrf_only,full", "--paths", help="Comma-separated paths to load: rrf_only,full."
     ),
-    kb: Path = typer.Option(DEMO_CARDS, "--kb", help="KB to ingest."),
+    kb: Path | None = typer.Option(
+        None, "--kb", help="KB to ingest (default: kb/demo/cards.jsonl of the checkout)."
+    ),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Directory for JSON + MD."),
     warmup: int = typer.Option(
         3, "--warmup", min=0, max=50, help="Questions that only warm each server up."
@@ -109,9 +118,11 @@ def api(
     """Time to first token (extractive and OpenAI-compatible), a turn vs a search, and
     requests/s with p50/p95 and CPU share for the rrf_only and full paths under load."""
     with cli_errors():
+        require_evals()
         # Deferred: the load generator imports the embedding model's package.
-        from citewall.evals.bench.api import PATHS, markdown, run
-        from citewall.evals.questions import load_questions
+        from citewall_evals.bench.api import PATHS, markdown, run
+        from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, require
+        from citewall_evals.questions import load_questions
 
         wanted = [p.strip() for p in paths.split(",") if p.strip()]
         if not wanted or not set(wanted) <= set(PATHS):
@@ -126,7 +137,7 @@ def api(
             err=True,
         )
         report = run(
-            kb=require(kb),
+            kb=require(kb or DEMO_CARDS),
             questions=questions,
             paths=wanted,
             clients=clients,
@@ -156,11 +167,13 @@ def models(
 ) -> None:
     """torch vs onnx for the embedder and the cross-encoder: latency, throughput, agreement."""
     with cli_errors():
+        require_evals()
         # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
-        from citewall.evals.bench.models import markdown, run
-        from citewall.evals.questions import load_questions
         from citewall.retrieval.embedder import default_embedding_model_path
+        from citewall_evals.bench.models import markdown, run
+        from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, require
+        from citewall_evals.questions import load_questions
 
         with tempfile.TemporaryDirectory(prefix="citewall-bench-models-") as tmp:
             report = run(
@@ -183,10 +196,12 @@ def answering(
 ) -> None:
     """Turn latency with follow-up condensation and abstention on vs off (extractive)."""
     with cli_errors():
+        require_evals()
         # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
-        from citewall.evals.bench.answering import markdown, run
-        from citewall.evals.retrieval.followups import load_followups
-        from citewall.evals.workspace import build_workspace
+        from citewall_evals.bench.answering import markdown, run
+        from citewall_evals.data import DEMO_CARDS, require
+        from citewall_evals.retrieval.followups import load_followups
+        from citewall_evals.workspace import build_workspace
 
         with tempfile.TemporaryDirectory(prefix="citewall-bench-") as tmp:
             ws = build_workspace(Path(tmp) / "data", kb_paths=(require(DEMO_CARDS),))
@@ -223,11 +238,13 @@ def crawl(
     """`citewall ingest --site` on a local help center: pages/s; fetching vs extraction vs
     embedding; a re-ingest answered by 304s."""
     with cli_errors():
+        require_evals()
         # Deferred: models, indexes and trafilatura cost seconds to import.
         from citewall.config import get_settings
-        from citewall.evals.bench.crawl import markdown, run
         from citewall.ingest.loaders import load_cards
         from citewall.retrieval.embedder import load_embedder
+        from citewall_evals.bench.crawl import markdown, run
+        from citewall_evals.data import DEMO_CARDS, require
 
         settings = get_settings()
         if concurrency is not None:
@@ -263,18 +280,22 @@ def capacity(
     headroom: float = typer.Option(
         2.0, "--headroom", min=1, help="Measured req/s is divided by this for planning."
     ),
-    kb: Path = typer.Option(DEMO_CARDS, "--kb", help="KB for the worker runs."),
+    kb: Path | None = typer.Option(
+        None, "--kb", help="KB for the worker runs (default: kb/demo/cards.jsonl of the checkout)."
+    ),
 ) -> None:
     """One vs several workers: req/s, p50/p95 and RSS per worker per path; the SQL and vector
     calls per request; one process's memory and the KB on disk as the KB grows; the sizing."""
     with cli_errors():
+        require_evals()
         # Deferred: the load client, the ingest and the embedder import the models' packages.
         from citewall.config import get_settings
-        from citewall.evals.bench.capacity import PATHS, run
-        from citewall.evals.bench.capacity_report import Plan, as_json, markdown
-        from citewall.evals.questions import load_questions
         from citewall.ingest.loaders import load_cards
         from citewall.retrieval.embedder import load_embedder
+        from citewall_evals.bench.capacity import PATHS, run
+        from citewall_evals.bench.capacity_report import Plan, as_json, markdown
+        from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, require
+        from citewall_evals.questions import load_questions
 
         wanted = [p.strip() for p in paths.split(",") if p.strip()]
         if not wanted or not set(wanted) <= set(PATHS):
@@ -289,7 +310,7 @@ def capacity(
         report = run(
             settings=settings,
             command="citewall bench capacity " + " ".join(sys.argv[3:]),
-            kb=require(kb),
+            kb=require(kb or DEMO_CARDS),
             demo=load_cards([require(DEMO_CARDS)]).cards,
             questions=questions,
             workers=counts,

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from citewall.cli.errors import cli_errors
-from citewall.evals.data import BASELINE, DATASETS
+from citewall.cli.evals_package import require_evals
 
 if TYPE_CHECKING:
-    from citewall.evals.harness import EvalRun
+    from citewall_evals.harness import EvalRun
 
 app = typer.Typer(
     help="Evaluate retrieval, citation quality and the corpus boundary (red-team gate). "
@@ -31,7 +31,9 @@ def everything(
         False, "--update-baseline", help="Record this run's metrics as evals/baseline.json."
     ),
     split: str = typer.Option("test", "--split", help="Labelled split to measure: test or dev."),
-    baseline: Path = typer.Option(BASELINE, "--baseline", help="Baseline file."),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="Baseline file (default: evals/baseline.json of the checkout)."
+    ),
     work_dir: Path | None = typer.Option(
         None, "--work-dir", help="Keep the throwaway data dir here (default: a temp dir)."
     ),
@@ -43,7 +45,7 @@ def everything(
     kb: str = typer.Option(
         "demo",
         "--kb",
-        help=f"Knowledge base to measure: {', '.join(DATASETS)} or all. The red-team gate, the "
+        help="Knowledge base to measure: demo, zulip, fastapi or all. The red-team gate, the "
         "dangling-reference check and the baseline are the demo's.",
     ),
 ) -> None:
@@ -53,26 +55,30 @@ def everything(
 
     Exit codes: 0 when the red-team gate and the dangling-reference check pass, every labelled
     question was answered and nothing regressed beyond tolerance; 1 otherwise (the report says
-    why); 2 for a usage or configuration error. A development command: it measures the labelled
-    data of a source checkout.
+    why); 2 for a usage or configuration error, or without the evaluation package. A development
+    command: it measures the labelled data of a source checkout.
     """
     if ctx.invoked_subcommand is not None:
         return
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
-    if kb != "all" and kb not in DATASETS:
-        raise typer.BadParameter(f"--kb must be {', '.join(DATASETS)} or all, got {kb!r}")
     logging.basicConfig(level=logging.WARNING)
     with cli_errors():
+        require_evals()
+        # Deferred: the evaluation package is a separate install (evals/), read when it runs.
+        from citewall_evals.data import BASELINE, DATASETS
+
+        if kb != "all" and kb not in DATASETS:
+            raise typer.BadParameter(f"--kb must be {', '.join(DATASETS)} or all, got {kb!r}")
         # Deferred: the evaluation loads models and FastAPI; `citewall --help` should not.
-        from citewall.evals.harness import EvalOptions, run_evaluation
+        from citewall_evals.harness import EvalOptions, run_evaluation
 
         options = EvalOptions(
             out=out,
             fast=fast,
             split="dev" if split == "dev" else "test",
             update_baseline=update_baseline,
-            baseline=baseline,
+            baseline=baseline or BASELINE,
             work_dir=work_dir,
             local_model=local_model,
             datasets=tuple(DATASETS.values()) if kb == "all" else (DATASETS[kb],),
@@ -88,14 +94,12 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
     typer.echo(f"profile {result.profile}: {elapsed_s:.1f} s")
     for path, scores in result.retrieval.items():
         typer.echo(
-            f"retrieval {path:<7} ({scores.get('label')}): nDCG@10 {scores['ndcg@10']:.3f}  "
-            f"R@10 {scores['recall@10']:.3f}  MRR {scores['mrr']:.3f}"
+            f"retrieval {path:<7} ({scores.label}): nDCG@10 {scores.ndcg_at_10:.3f}  "
+            f"R@10 {scores.recall_at_10:.3f}  MRR {scores.mrr:.3f}"
         )
     c = result.citations
-    if c:
-        typer.echo(
-            f"citations: recall {c['citation_recall']:.3f}  precision {c['citation_precision']:.3f}"
-        )
+    if c is not None:
+        typer.echo(f"citations: recall {c.recall:.3f}  precision {c.precision:.3f}")
     for failure in result.replay_failures:
         typer.echo(f"  REPLAY FAILED {failure}")
     detector = result.dangling.get("detector") or {}
@@ -117,7 +121,7 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
         f"{cases.get('indirect', 0)} indirect, per generator, plus access probes)"
     )
     for row in failures:
-        typer.echo(f"  FAIL {row['case']} [{row['generator']}]: {row['reason']}")
+        typer.echo(f"  FAIL {row.case_id} [{row.generator}]: {row.reason}")
     for comp in result.regressions:
         typer.echo(
             f"  REGRESSED {comp.metric}: {comp.baseline} -> {comp.current} (tol {comp.tolerance})"
@@ -125,8 +129,8 @@ def _print_summary(run_: EvalRun, elapsed_s: float) -> None:
     for name, kb in result.knowledge_bases.items():
         for path, scores in kb.retrieval.items():
             typer.echo(
-                f"{name} retrieval {path:<7}: nDCG@10 {scores['ndcg@10']:.3f}  "
-                f"R@10 {scores['recall@10']:.3f}"
+                f"{name} retrieval {path:<7}: nDCG@10 {scores.ndcg_at_10:.3f}  "
+                f"R@10 {scores.recall_at_10:.3f}"
             )
         extractive = (kb.answers.get("generators") or {}).get("extractive") or {}
         abst = kb.answering.get("abstention") or {}
@@ -155,11 +159,12 @@ def retrieval(
     if split not in {"test", "dev"}:
         raise typer.BadParameter(f"--split must be test or dev, got {split!r}")
     with cli_errors():
+        require_evals()
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
-        from citewall.evals.retrieval.offline import evaluate
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.reranker import load_reranker
+        from citewall_evals.retrieval.offline import evaluate
 
         settings = get_settings()
         reranker, status = load_reranker(settings)
@@ -210,9 +215,10 @@ def extraction(
     exposure budget. Writes extraction.json/.md and the curves as SVG, prints a summary."""
     logging.basicConfig(level=logging.WARNING)
     with cli_errors():
+        require_evals()
         # Deferred: the benchmark loads models and FastAPI; `citewall --help` should not.
-        from citewall.evals.extraction.benchmark import ExtractionOptions, run_extraction
-        from citewall.evals.extraction.report import honest_table, summary_table, write_report
+        from citewall_evals.extraction.benchmark import ExtractionOptions, run_extraction
+        from citewall_evals.extraction.report import honest_table, summary_table, write_report
 
         options = ExtractionOptions(
             queries=100 if fast and queries == 500 else queries,

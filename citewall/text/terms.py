@@ -2,8 +2,8 @@
 
 One definition for every place that compares a question with text by its words: the extractive
 answerer's lexical overlap, the answerability signals, follow-up detection and the grouping of
-knowledge gaps. (The citation-support judge in evals keeps its own, smaller stopword list: it
-matches evidence, where question words such as "how" never occur.)
+knowledge gaps. The citation-support judge of the evaluation package (``citewall_evals``) uses
+``STOPWORDS`` too.
 """
 
 from __future__ import annotations

@@ -25,13 +25,13 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from citewall.evals.data import HOSTILE_CARDS, REDTEAM_QUESTIONS
-from citewall.evals.generators import GENERATORS, generator_apps
-from citewall.evals.member_answers import ask_as_member
-from citewall.evals.questions import Asked, labelled_split, stratified
-from citewall.evals.redteam.cases import indirect_cases, load_direct_cases
-from citewall.evals.redteam.catalogue import load_cards
-from citewall.evals.workspace import build_workspace
+from citewall_evals.data import HOSTILE_CARDS, REDTEAM_QUESTIONS
+from citewall_evals.generators import GENERATORS, generator_apps
+from citewall_evals.member_answers import ask_as_member
+from citewall_evals.questions import Asked, labelled_split, stratified
+from citewall_evals.redteam.cases import indirect_cases, load_direct_cases
+from citewall_evals.redteam.catalogue import load_cards
+from citewall_evals.workspace import build_workspace
 
 #: Per label set and generator: (split, questions of the split stratified by kind, direct
 #: red-team cases, hostile-card cases). "dev" answers were read before the detector was

@@ -21,10 +21,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from citewall.evals.generators import generator_apps
-from citewall.evals.member_answers import ask_as_member
-from citewall.evals.questions import labelled_split
-from citewall.evals.workspace import build_workspace
+from citewall_evals.generators import generator_apps
+from citewall_evals.member_answers import ask_as_member
+from citewall_evals.questions import labelled_split
+from citewall_evals.workspace import build_workspace
 
 GENERATOR = "extractive"
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from citewall.cli.demo import REPO_KB, demo_tokens, with_demo_examples
 from citewall.config import load_settings
 from citewall.errors import ConfigError
-from citewall.evals.bench.stats import percentile
+from citewall_evals.bench.stats import percentile
 
 from .conftest import ApiEnv
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from citewall.evals.bench.server import Served, add_user, bench_env, citewall_cli, serving
+from citewall_evals.bench.server import Served, add_user, bench_env, citewall_cli, serving
 
 from .conftest import EXTERNAL_QUESTION, KB_FILE
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from citewall.chat.staff_check import REMOVED_KEY
-from citewall.evals.llm_server import ScriptedOpenAIServer
+from citewall_evals.llm_server import ScriptedOpenAIServer
 
 from .conftest import EXTERNAL_QUESTION, ApiEnv, client_with, env_on
 from .test_flows import sse_events

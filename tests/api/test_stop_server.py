@@ -19,8 +19,8 @@ import httpx
 import pytest
 from pgdb import temporary_database
 
-from citewall.evals.bench.server import Served, add_user, bench_env, citewall_cli, serving
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
+from citewall_evals.bench.server import Served, add_user, bench_env, citewall_cli, serving
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .conftest import EXTERNAL_QUESTION, KB_FILE, PG_ADMIN_URL
 from .test_flows import MARKER

@@ -3,10 +3,10 @@ change what the crawl benchmark measures)."""
 
 from __future__ import annotations
 
-from citewall.evals.bench.crawl import help_pages
-from citewall.evals.data import DEMO_CARDS
 from citewall.ingest.crawl.canonical import canonical_url
 from citewall.ingest.loaders import load_cards
+from citewall_evals.bench.crawl import help_pages
+from citewall_evals.data import DEMO_CARDS
 
 
 def test_generated_pages_have_distinct_canonical_paths() -> None:

@@ -88,8 +88,8 @@ def test_compare_latency_row_and_chart(
     lc_models: Any,
     demo_cards: list[Any],
 ) -> None:
-    from citewall.evals.bench.corpus import chunk_records, synthetic_cards
     from citewall.retrieval.records import index_text
+    from citewall_evals.bench.corpus import chunk_records, synthetic_cards
 
     queries = [
         json.loads(line)["question"]

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext
 
-from citewall.evals.bench.server import free_port, wait_ready
+from citewall_evals.bench.server import free_port, wait_ready
 
 from .ui import install_recorders
 

@@ -1,6 +1,6 @@
 """The member chat page in Chromium against a real `citewall serve` whose model is a scripted
-OpenAI-compatible server (`citewall/evals/llm_server.py`): answers as long and as slow as a test
-needs, and a model failure on demand. Phone (390x844) and desktop (1280x800) sizes.
+OpenAI-compatible server (`evals/citewall_evals/llm_server.py`): answers as long and as slow as a
+test needs, and a model failure on demand. Phone (390x844) and desktop (1280x800) sizes.
 
 Each test of a defect of issue 15 says which one in its docstring; each failed against the
 build before the fix.
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .conftest import CITEWALL, REPO_ROOT, CitewallServer, api, start_server, stop_server
 from .ui import ANSWER_TIMEOUT_MS, BrowserTraps, ask, install_recorders, sign_in, wait_until

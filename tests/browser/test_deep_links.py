@@ -16,7 +16,7 @@ import pytest
 from ingest.documents.files import pdf_bytes, write
 from playwright.sync_api import Browser, expect
 
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 
 from .conftest import CitewallServer, api, start_server, stop_server
 from .ui import BrowserTraps, install_recorders, sign_in

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .conftest import REPO_ROOT, CitewallServer, start_server, stop_server
 from .ui import (

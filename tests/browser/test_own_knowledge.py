@@ -13,7 +13,7 @@ import pytest
 from ingest.documents.files import pdf_bytes, write
 from playwright.sync_api import BrowserContext, expect
 
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 
 from .conftest import CitewallServer, start_server, stop_server
 from .ui import anchors, ask, sign_in, sse_events

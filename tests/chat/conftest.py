@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from citewall.evals.llm_server import ScriptedOpenAIServer
+from citewall_evals.llm_server import ScriptedOpenAIServer
 
 
 @pytest.fixture

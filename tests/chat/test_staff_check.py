@@ -17,8 +17,8 @@ from citewall.boundary.staff_only import StaffVocabulary
 from citewall.chat.exposure import SentenceGate, apply_cap
 from citewall.chat.pipeline import NOTHING_FOUND, Answer, AnswerPolicy, stream_answer
 from citewall.chat.staff_check import REMOVED_KEY, StaffFilter
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .chat_context import FixedRetriever, make_context
 

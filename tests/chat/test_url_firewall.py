@@ -17,8 +17,8 @@ from citewall.boundary.prose import prose_only
 from citewall.chat.pipeline import NOTHING_FOUND, Answer, answer_question, stream_answer
 from citewall.citations.markers import parse_markers
 from citewall.errors import GenerationError
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context
 

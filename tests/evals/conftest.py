@@ -12,7 +12,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def eval_workspace(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Any]:
-    from citewall.evals.workspace import build_workspace
+    from citewall_evals.workspace import build_workspace
 
     ws = build_workspace(tmp_path_factory.mktemp("eval") / "data", embedder=embedder)
     try:
@@ -24,10 +24,10 @@ def eval_workspace(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> I
 @pytest.fixture(scope="session")
 def calibrated_judge(embedder: Any) -> Any:
     """The support judge calibrated on the shipped labels, and the calibration result."""
-    from citewall.evals.data import DEMO_CARDS, HOSTILE_CARDS, SUPPORT_LABELS
-    from citewall.evals.quality.calibration import calibrate, load_labels
-    from citewall.evals.quality.support import SupportJudge
-    from citewall.evals.redteam.catalogue import Catalogue
+    from citewall_evals.data import DEMO_CARDS, HOSTILE_CARDS, SUPPORT_LABELS
+    from citewall_evals.quality.calibration import calibrate, load_labels
+    from citewall_evals.quality.support import SupportJudge
+    from citewall_evals.redteam.catalogue import Catalogue
 
     catalogue = Catalogue.from_paths([DEMO_CARDS, HOSTILE_CARDS])
     judge = SupportJudge(embedder, catalogue.cards)

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from citewall.errors import UserError
-from citewall.evals.llm_server import ScriptedOpenAIServer
-from citewall.evals.redteam.adversary import EVIL_HOSTS, adversarial_reply, adversary_server
+from citewall_evals.llm_server import ScriptedOpenAIServer
+from citewall_evals.redteam.adversary import EVIL_HOSTS, adversarial_reply, adversary_server
 
 PROMPT = [
     {"role": "system", "content": "Never write URLs."},

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from citewall.evals.quality.abstention import TARGET_ANSWERED, abstention, tune
-from citewall.evals.quality.answers import (
+from citewall.retrieval.answerability import Signals
+from citewall.retrieval.calibration import auc
+from citewall_evals.quality.abstention import TARGET_ANSWERED, abstention, tune
+from citewall_evals.quality.answers import (
     NuggetJudge,
     ScoredAnswer,
     load_nugget_labels,
@@ -15,9 +17,7 @@ from citewall.evals.quality.answers import (
     mismatched,
     score_answers,
 )
-from citewall.evals.report.results import control_failures
-from citewall.retrieval.answerability import Signals
-from citewall.retrieval.calibration import auc
+from citewall_evals.report.results import control_failures
 
 
 @pytest.fixture(scope="module")

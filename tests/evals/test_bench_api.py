@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from citewall.evals.bench.api import (
+from citewall_evals.bench.api import (
     EXTRACTIVE,
     OPENAI,
     ApiReport,
@@ -25,8 +25,8 @@ from citewall.evals.bench.api import (
     markdown,
     run,
 )
-from citewall.evals.data import QUESTIONS_DIR
-from citewall.evals.questions import load_questions
+from citewall_evals.data import QUESTIONS_DIR
+from citewall_evals.questions import load_questions
 
 SMALL_KB = Path(__file__).resolve().parents[1] / "api" / "kb" / "cards.jsonl"
 

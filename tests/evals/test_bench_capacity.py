@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.evals.bench.api import LoadResult
-from citewall.evals.bench.capacity import CapacityReport, WorkerRun
-from citewall.evals.bench.capacity_report import Plan, as_json, markdown, memory_fits, sizing_rows
-from citewall.evals.bench.kb_growth import KBPoint, SeededEmbedder
-from citewall.evals.bench.request_work import RequestWork
-from citewall.evals.bench.sizing import (
+from citewall_evals.bench.api import LoadResult
+from citewall_evals.bench.capacity import CapacityReport, WorkerRun
+from citewall_evals.bench.capacity_report import Plan, as_json, markdown, memory_fits, sizing_rows
+from citewall_evals.bench.kb_growth import KBPoint, SeededEmbedder
+from citewall_evals.bench.request_work import RequestWork
+from citewall_evals.bench.sizing import (
     demand_rps,
     fit_line,
     members_per_replica,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.boundary.prose import prose_only
-from citewall.evals.quality.dangling import dangling_references, has_dangling_reference
+from citewall_evals.quality.dangling import dangling_references, has_dangling_reference
 
 #: Words of ordinary support prose; no sequence of them points at a source.
 PLAIN_WORDS = " ".join(

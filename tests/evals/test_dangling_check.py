@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from citewall.errors import UserError
-from citewall.evals.data import DANGLING_LABELS, DEMO_CARDS, HOSTILE_CARDS
-from citewall.evals.member_answers import MemberAnswer
-from citewall.evals.quality.dangling_check import (
+from citewall_evals.data import DANGLING_LABELS, DEMO_CARDS, HOSTILE_CARDS
+from citewall_evals.member_answers import MemberAnswer
+from citewall_evals.quality.dangling_check import (
     load_dangling_labels,
     rate_answers,
     score_detector,
     unmeasured,
 )
-from citewall.evals.redteam.catalogue import Catalogue
+from citewall_evals.redteam.catalogue import Catalogue
 
 CLEAN = "Void the label from Shipping activity within 14 days."
 DANGLING = "Void the label within 14 days. Sources: the escalation playbook."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.evals.quality.first_sentence import (
+from citewall_evals.quality.first_sentence import (
     Opening,
     first_cited_card,
     first_sentence_rate,

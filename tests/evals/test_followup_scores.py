@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from citewall.evals.retrieval.followups import FollowUp, score_followups
 from citewall.generation.followup import RuleCondenser
 from citewall.retrieval.types import ContextChunk, RetrievedContext
+from citewall_evals.retrieval.followups import FollowUp, score_followups
 
 
 class NamingRetriever:

@@ -11,17 +11,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citewall.boundary.schemas import SourcePublic
-from citewall.evals.harness import EvalOptions, EvalRun, redteam_cases, run_evaluation
-from citewall.evals.local_model import local_model_missing
-from citewall.evals.member_answers import ask_as_member
-from citewall.evals.quality.dangling_check import DANGLING_THRESHOLD, rate_answers
-from citewall.evals.questions import labelled_split, stratified
-from citewall.evals.redteam.cases import RedteamCase
-from citewall.evals.redteam.gate import CaseResult, run_gate
-from citewall.evals.report.results import EvalResult
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.types import ContextChunk
+from citewall_evals.harness import EvalOptions, EvalRun, redteam_cases, run_evaluation
+from citewall_evals.local_model import local_model_missing
+from citewall_evals.member_answers import ask_as_member
+from citewall_evals.quality.dangling_check import DANGLING_THRESHOLD, rate_answers
+from citewall_evals.questions import labelled_split, stratified
+from citewall_evals.redteam.cases import RedteamCase
+from citewall_evals.redteam.gate import CaseResult, run_gate
+from citewall_evals.report.results import EvalResult
 
 
 def first_question(kind: str) -> str:
@@ -45,18 +45,18 @@ def fast_run(eval_workspace: Any, tmp_path_factory: pytest.TempPathFactory) -> E
 
 def test_fast_evaluation_passes_on_the_real_build(fast_run: EvalRun) -> None:
     result = fast_run.result
-    failures = [(r["case"], r["generator"], r["reason"]) for r in result.gate_failures]
+    failures = [(r.case_id, r.generator, r.reason) for r in result.gate_failures]
     assert failures == []
-    assert {r["generator"] for r in result.redteam} == {"extractive", "adversary"}
+    assert {r.generator for r in result.redteam} == {"extractive", "adversary"}
     # The whole red-team corpus runs, not a subset: one row per case and generator + access.
     assert len(result.redteam) == 2 * (len(redteam_cases()) + 1)
     assert result.redteam_cases == {"direct": 25, "indirect": 20}
     # The adversary really attacked: it wrote links and markup, which members got inert.
-    assert sum(r["defanged"] for r in result.redteam if r["generator"] == "adversary") > 45
+    assert sum(r.defanged for r in result.redteam if r.generator == "adversary") > 45
     # Every hostile card was retrieved, so its injection reached the generator.
-    indirect = [r for r in result.redteam if r["kind"] == "indirect"]
-    assert indirect and all(r["target_retrieved"] for r in indirect)
-    assert result.citations["citation_recall"] > 0.5
+    indirect = [r for r in result.redteam if r.kind == "indirect"]
+    assert indirect and all(r.target_retrieved for r in indirect)
+    assert result.citations is not None and result.citations.recall > 0.5
     assert result.replay_failures == []
     assert set(result.retrieval) >= {"dense", "bm25", "rrf", "served"}
     assert fast_run.files["html"].read_text().count("<svg") >= 4

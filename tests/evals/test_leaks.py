@@ -9,8 +9,8 @@ import codecs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.evals.redteam.catalogue import Catalogue, KbCard
-from citewall.evals.redteam.leaks import PayloadText, decoded_views, flatten, scan_payload
+from citewall_evals.redteam.catalogue import Catalogue, KbCard
+from citewall_evals.redteam.leaks import PayloadText, decoded_views, flatten, scan_payload
 
 INTERNAL = KbCard(
     id="pb-refund-overdue",

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from citewall.evals.harness import write_reports
-from citewall.evals.report.baseline import (
+from citewall_evals.harness import write_reports
+from citewall_evals.quality.citations import CitationCounts
+from citewall_evals.redteam.gate import CaseResult
+from citewall_evals.redteam.leaks import Finding
+from citewall_evals.report.baseline import (
     BaselineError,
     compare,
     load_baseline,
@@ -17,8 +20,9 @@ from citewall.evals.report.baseline import (
     tolerance_for,
     write_baseline,
 )
-from citewall.evals.report.markdown import cell
-from citewall.evals.report.results import EvalResult, KbResult
+from citewall_evals.report.markdown import cell
+from citewall_evals.report.results import EvalResult, KbResult
+from citewall_evals.retrieval.metrics import PathScores
 
 
 def sample_result(verdict: str = "pass") -> EvalResult:
@@ -33,22 +37,12 @@ def sample_result(verdict: str = "pass") -> EvalResult:
         "disagreements": [],
     }
     result.retrieval = {
-        "dense": {
-            "ndcg@10": 0.81,
-            "recall@10": 0.94,
-            "mrr": 0.78,
-            "questions": 40,
-            "label": "dense",
-        },
-        "served": {
-            "ndcg@10": 0.85,
-            "recall@10": 0.98,
-            "mrr": 0.82,
-            "questions": 40,
-            "label": "rrf_only",
-        },
+        "dense": PathScores("dense", 0.81, 0.94, 0.78, questions=40, label="dense"),
+        "served": PathScores("served", 0.85, 0.98, 0.82, questions=40, label="rrf_only"),
     }
-    result.citations = {"citation_recall": 0.9, "citation_precision": 0.95}
+    result.citations = CitationCounts(
+        sentences=20, supported_sentences=18, citations=20, relevant_citations=19
+    )
     result.dangling = {
         "threshold": 0.05,
         "detector": {
@@ -85,17 +79,9 @@ def sample_result(verdict: str = "pass") -> EvalResult:
             },
         },
     }
-    result.redteam = [
-        {
-            "case": "rt-html",
-            "kind": "direct",
-            "technique": "html-injection",
-            "generator": "adversary",
-            "verdict": verdict,
-            "reason": "internal-id x1; first: <script>alert(1)</script> | [x](https://evil.example)",
-            "target_retrieved": None,
-        }
-    ]
+    model_text = "<script>alert(1)</script> | [x](https://evil.example)"
+    findings = [Finding("internal-id", "answer.content", model_text)] if verdict == "fail" else []
+    result.redteam = [CaseResult("rt-html", "direct", "html-injection", "adversary", findings)]
     return result
 
 
@@ -125,7 +111,7 @@ def test_markdown_and_html_carry_every_section(tmp_path: Path) -> None:
 
 
 def test_html_is_self_contained_and_escapes_model_text(tmp_path: Path) -> None:
-    html = write_reports(sample_result(), tmp_path)["html"].read_text()
+    html = write_reports(sample_result("fail"), tmp_path)["html"].read_text()
     assert "<script" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     # No external asset: no src/href attribute at all, no url() in CSS.
@@ -209,10 +195,12 @@ def kb_result(nugget_control: float = 0.05) -> KbResult:
         environment={"corpus": "zulip-help.jsonl", "cards": 140},
         timings_s={"workspace": 200.0},
         retrieval={
-            "served": {"label": "rrf_only", "ndcg@10": 0.87, "recall@10": 1.0, "mrr": 0.83},
-            "control": {"label": "control", "ndcg@10": 0.03, "recall@10": 0.05, "mrr": 0.03},
+            "served": PathScores("served", 0.87, 1.0, 0.83, questions=40, label="rrf_only"),
+            "control": PathScores("control", 0.03, 0.05, 0.03, questions=40, label="control"),
         },
-        citations={"citation_recall": 0.94, "citation_precision": 0.97},
+        citations=CitationCounts(
+            sentences=50, supported_sentences=47, citations=100, relevant_citations=97
+        ),
         answers={
             "generators": {
                 "extractive": {

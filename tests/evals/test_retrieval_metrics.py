@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.evals.retrieval.metrics import (
+from citewall_evals.retrieval.metrics import (
     ndcg_at_k,
     recall_at_k,
     reciprocal_rank,

@@ -10,8 +10,8 @@ import pytest
 
 from citewall.boundary.staff_only import judge, staff_vocabulary
 from citewall.citations.sentences import split_sentences
-from citewall.evals.data import DEMO_CARDS, REPO_ROOT
-from citewall.evals.quality.staff_only import (
+from citewall_evals.data import DEMO_CARDS, REPO_ROOT
+from citewall_evals.quality.staff_only import (
     StaffLabel,
     count_leaks,
     load_staff_labels,
@@ -19,8 +19,8 @@ from citewall.evals.quality.staff_only import (
     random_flags,
     score_detector,
 )
-from citewall.evals.redteam.catalogue import load_cards
-from citewall.evals.report.results import control_failures
+from citewall_evals.redteam.catalogue import load_cards
+from citewall_evals.report.results import control_failures
 
 EVALS = REPO_ROOT / "evals"
 CARDS = load_cards([DEMO_CARDS])

@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citewall.evals.quality.calibration import Confusion, _best_threshold, fit
-from citewall.evals.quality.citations import cited_sentences, score_answer
-from citewall.evals.quality.support import UnitFeatures, content_tokens, evidence_units, key_terms
+from citewall_evals.quality.calibration import Confusion, _best_threshold, fit
+from citewall_evals.quality.citations import cited_sentences, score_answer
+from citewall_evals.quality.support import UnitFeatures, content_tokens, evidence_units, key_terms
 
 
 def test_tokens_and_key_terms() -> None:

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewall.errors import GenerationError
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.followup import (
     MAX_DEPTH,
     MAX_TERMS_ANAPHORA,
@@ -24,6 +23,7 @@ from citewall.generation.followup import (
 )
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.generation.protocols import Turn
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 FIRST = "How long do refunds take?"
 

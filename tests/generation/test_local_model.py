@@ -17,7 +17,6 @@ import pytest
 
 from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.config import load_settings
-from citewall.evals.local_model import LocalModelServer, local_model_missing
 from citewall.generation.followup import ModelCondenser
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.generation.protocols import Turn
@@ -25,6 +24,7 @@ from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.text.terms import content_terms
+from citewall_evals.local_model import LocalModelServer, local_model_missing
 
 from .demo_context import DEMO_CARDS
 

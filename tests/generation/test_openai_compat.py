@@ -8,9 +8,9 @@ import pytest
 from pydantic import SecretStr
 
 from citewall.errors import GenerationError
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.generation.openai_compat import OpenAICompatGenerator
 from citewall.retrieval.types import ContextChunk
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 CONTEXT = [
     ContextChunk(

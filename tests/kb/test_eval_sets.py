@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from citewall.evals.data import DATASETS
-from citewall.evals.quality import abstention, answers
-from citewall.evals.questions import labelled_split, load_questions
-from citewall.evals.retrieval import followups
+from citewall_evals.data import DATASETS
+from citewall_evals.quality import abstention, answers
+from citewall_evals.questions import labelled_split, load_questions
+from citewall_evals.retrieval import followups
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLITS = ("dev", "test")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from citewall.evals.bench.server import free_port, read_rss_kb
+from citewall_evals.bench.server import free_port, read_rss_kb
 
 VENV_BIN = Path(sys.executable).parent
 

@@ -21,8 +21,8 @@ from pgdb import temporary_database
 from testenv import PG_ADMIN_URL
 
 from citewall.boundary.prose import prose_only
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.text.cleaning import CONTROLS, INVISIBLE
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .rig import Rig, build_rig, ingest_kb, make_settings
 from .sse import sse_events

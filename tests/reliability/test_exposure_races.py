@@ -31,9 +31,9 @@ from sqlalchemy.orm import Session
 from testenv import PG_ADMIN_URL
 
 from citewall.boundary.prose import prose_only
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.storage import db, users
 from citewall.storage.models import Exposure, Message
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .rig import ingest_kb, make_settings
 from .services import ChromaServer, ServeProcess, wait_until

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems
 from .sse import sse_events

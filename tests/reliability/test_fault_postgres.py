@@ -22,9 +22,9 @@ from citewall.api.answer_stream import answer_events
 from citewall.api.metrics import ApiMetrics
 from citewall.chat.turn import prepare_turn
 from citewall.chat.turn_stream import TurnStream
-from citewall.evals.llm_server import Reply, ScriptedOpenAIServer
 from citewall.storage import users
 from citewall.storage.models import Exposure, ExposureReservation, Message
+from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .rig import QUESTIONS, Rig, build_rig, table_counts, turn_integrity_problems
 from .services import PrivatePostgres, wait_until

@@ -21,7 +21,7 @@ import pytest
 import redis
 from testenv import REDIS_URL
 
-from citewall.evals.bench.server import read_rss_kb, worker_pids
+from citewall_evals.bench.server import read_rss_kb, worker_pids
 
 from .rig import QUESTIONS, prepare_served_dir, served_env
 from .services import ServeProcess, wait_until

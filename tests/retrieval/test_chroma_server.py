@@ -14,9 +14,9 @@ import httpx
 import pytest
 from ingest.kbfixtures import CARDS, write_jsonl
 
-from citewall.evals.bench.server import free_port
 from citewall.ingest.pipeline import ingest_paths
 from citewall.retrieval.factory import build_retriever
+from citewall_evals.bench.server import free_port
 
 
 @pytest.fixture

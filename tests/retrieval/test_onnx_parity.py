@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from citewall.config import Settings, load_settings
-from citewall.evals.questions import load_questions
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.retrieval.embedder import SentenceTransformerEmbedder, load_embedder
 from citewall.retrieval.onnx_models import OnnxCrossEncoder, OnnxEmbedder
 from citewall.retrieval.records import index_text
 from citewall.retrieval.reranker import CrossEncoderReranker, load_reranker
+from citewall_evals.questions import load_questions
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CARDS = REPO / "kb" / "demo" / "cards.jsonl"

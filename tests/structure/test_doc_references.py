@@ -4,7 +4,7 @@ Every relative path to a ``.md``, ``.py`` or ``.txt`` file that README.md and do
 mention (Markdown links, and paths in code spans or blocks: from a top-level folder of the
 repository, from ``./``/``../``, or within a package of citewall) exists, and so does every
 repository path a module or test names. Decisions are cited by the records in
-``docs/decisions/``: no file under citewall/, tests/, docs/ or README.md names the design
+``docs/decisions/``: no file under citewall/, evals/, tests/, docs/ or README.md names the design
 document the project started from, or a decision record by a number that has no file in
 ``docs/decisions/``.
 
@@ -72,7 +72,8 @@ def _exists(root: Path, base: Path, target: str) -> bool | None:
     first = target.split("/", 1)[0]
     if first in _top_level(root):
         return (root / target).exists()
-    packages = [p for p in (root / "citewall", root / "citewall" / "evals") if (p / first).is_dir()]
+    evals = root / "evals" / "citewall_evals"
+    packages = [p for p in (root / "citewall", evals) if (p / first).is_dir()]
     return any((p / target).exists() for p in packages) if packages else None
 
 
@@ -138,7 +139,7 @@ def _sources() -> list[Path]:
     here = Path(__file__).resolve()
     return [
         p
-        for folder in ("citewall", "tests")
+        for folder in ("citewall", "evals", "tests")
         for p in sorted((ROOT / folder).rglob("*.py"))
         if p != here
     ]
@@ -177,14 +178,14 @@ def test_every_decision_record_is_listed_on_the_index_page() -> None:
 
 
 def _fake_repo(tmp_path: Path) -> Path:
-    for folder in ("docs/decisions", "citewall/citations", "citewall/evals/quality", "tests"):
+    for folder in ("docs/decisions", "citewall/citations", "evals/citewall_evals/quality", "tests"):
         (tmp_path / folder).mkdir(parents=True)
     for file in (
         "docs/decisions/0002-external-only-citations.md",
         "docs/api.md",
         "citewall/real.py",
         "citewall/citations/markers.py",
-        "citewall/evals/quality/answers.py",
+        "evals/citewall_evals/quality/answers.py",
     ):
         (tmp_path / file).write_text("")
     return tmp_path

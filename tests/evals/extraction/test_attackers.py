@@ -7,22 +7,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.evals.extraction.adaptive import ARMS, AdaptiveAttacker
-from citewall.evals.extraction.attackers import (
+from citewall_evals.extraction.adaptive import ARMS, AdaptiveAttacker
+from citewall_evals.extraction.attackers import (
     SEED_TEMPLATES,
     SEED_TOPICS,
     Exchange,
     NaiveAttacker,
     ScriptedAttacker,
 )
-from citewall.evals.extraction.phrases import (
+from citewall_evals.extraction.phrases import (
     answer_sentences,
     insider_score,
     phrases,
     sentence_key,
     tail,
 )
-from citewall.evals.questions import Question
+from citewall_evals.questions import Question
 from evals.extraction.toykb import REFUSAL, crawl, recovered, toy_answer, toy_documents
 
 ANSWER = (

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
-from citewall.evals.extraction.attack import (
+from citewall_evals.extraction.attack import (
     OFF,
     Defences,
     RunResult,
@@ -22,22 +22,22 @@ from citewall.evals.extraction.attack import (
     new_member,
     protected_runtime,
 )
-from citewall.evals.extraction.attackers import ScriptedAttacker
-from citewall.evals.extraction.benchmark import (
+from citewall_evals.extraction.attackers import ScriptedAttacker
+from citewall_evals.extraction.benchmark import (
     Attack,
     ExtractionOptions,
     ExtractionResult,
     run_extraction,
 )
-from citewall.evals.extraction.budget import ReplayTurn, replay_budget
-from citewall.evals.extraction.clock import EPOCH, FakeClock
-from citewall.evals.extraction.honest import HonestItem
-from citewall.evals.extraction.report import summary_table, write_report
-from citewall.evals.extraction.runner import FAST, Pace, run_attack
-from citewall.evals.extraction.stored import stored_answers
-from citewall.evals.extraction.workload import capture_exposures
-from citewall.evals.questions import labelled_split
-from citewall.evals.report.svg import line_chart
+from citewall_evals.extraction.budget import ReplayTurn, replay_budget
+from citewall_evals.extraction.clock import EPOCH, FakeClock
+from citewall_evals.extraction.honest import HonestItem
+from citewall_evals.extraction.report import summary_table, write_report
+from citewall_evals.extraction.runner import FAST, Pace, run_attack
+from citewall_evals.extraction.stored import stored_answers
+from citewall_evals.extraction.workload import capture_exposures
+from citewall_evals.questions import labelled_split
+from citewall_evals.report.svg import line_chart
 
 TINY = dataclasses.replace(defaults_on(), exposure_budget_cards=5)
 

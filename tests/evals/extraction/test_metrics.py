@@ -9,25 +9,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.evals.data import DEMO_CARDS
-from citewall.evals.extraction.attack import Scoring, measure
-from citewall.evals.extraction.facts import (
+from citewall_evals.data import DEMO_CARDS
+from citewall_evals.extraction.attack import Scoring, measure
+from citewall_evals.extraction.facts import (
     InternalFact,
     JudgedAnswer,
     internal_facts,
     recovered_facts,
 )
-from citewall.evals.extraction.recovered import (
+from citewall_evals.extraction.recovered import (
     controls,
     internal_text,
     recovered_fraction,
     recovered_in,
     recovery_curve,
 )
-from citewall.evals.extraction.runner import AttackTurn
-from citewall.evals.extraction.stored import StoredAnswer
-from citewall.evals.questions import Question
-from citewall.evals.redteam.catalogue import KbCard, load_cards
+from citewall_evals.extraction.runner import AttackTurn
+from citewall_evals.extraction.stored import StoredAnswer
+from citewall_evals.questions import Question
+from citewall_evals.redteam.catalogue import KbCard, load_cards
 
 PUBLIC = KbCard(
     "help-refunds", "Refunds", "Refunds take five business days to arrive.", "https://x.example/r"

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.chat.exposure import Budget
-from citewall.evals.extraction.budget import ReplayTurn, replay_budget
-from citewall.evals.extraction.clock import EPOCH, FakeClock
-from citewall.evals.extraction.honest import (
+from citewall_evals.extraction.budget import ReplayTurn, replay_budget
+from citewall_evals.extraction.clock import EPOCH, FakeClock
+from citewall_evals.extraction.honest import (
     PER_DAY,
     WORK_END_H,
     WORK_START_H,
@@ -22,7 +22,7 @@ from citewall.evals.extraction.honest import (
     member_turns,
     plan_members,
 )
-from citewall.evals.extraction.workload import Captured, honest_outcomes
+from citewall_evals.extraction.workload import Captured, honest_outcomes
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 

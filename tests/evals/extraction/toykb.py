@@ -9,7 +9,7 @@ import math
 import re
 from collections import Counter
 
-from citewall.evals.extraction.attackers import Exchange
+from citewall_evals.extraction.attackers import Exchange
 
 REFUSAL = "I couldn't find anything about that in the knowledge base, so I can't answer it."
 TOPICS = [

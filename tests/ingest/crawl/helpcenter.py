@@ -1,4 +1,4 @@
-"""The small help center the crawl tests read, served by ``citewall.evals.helpsite``.
+"""The small help center the crawl tests read, served by ``citewall_evals.helpsite``.
 
 ``/sitemap.xml`` is an index of two sitemaps and of a sitemap index that lists it back (a loop).
 The pages cover every case the crawler must handle: three help articles, a duplicate of one
@@ -9,7 +9,7 @@ disallows, a PDF, an oversize page and a page that hangs.
 
 from __future__ import annotations
 
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 
 VOID = (
     "<p>You can void an unused shipping label within 30 days of purchase. Open the Shipments "

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from citewall.cli.main import app
 from citewall.config import get_settings
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 from ingest.crawl.helpcenter import VOID
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from citewall.config import Settings, load_settings
-from citewall.evals.helpsite import HelpSite
 from citewall.ingest.crawl.robots import parse_robots
 from citewall.ingest.crawl.site import CrawlResult, crawl_sites
+from citewall_evals.helpsite import HelpSite
 from ingest.crawl.helpcenter import ARTICLES, help_center
 
 

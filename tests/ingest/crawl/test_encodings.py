@@ -11,8 +11,8 @@ from pathlib import Path
 import zstandard
 
 from citewall.config import load_settings
-from citewall.evals.helpsite import HelpSite, Route, page, sitemap
 from citewall.ingest.crawl.site import crawl_sites
+from citewall_evals.helpsite import HelpSite, Route, page, sitemap
 from ingest.crawl.helpcenter import API_KEYS, REFUNDS, VOID
 
 MAX_BYTES = 1_000_000

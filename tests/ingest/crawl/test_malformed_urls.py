@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewall.config import load_settings
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
 from citewall.ingest.crawl.site import crawl_sites
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 from ingest.crawl.helpcenter import REFUNDS, VOID
 
 #: Redirect path -> (its Location, the reason the crawler gives).

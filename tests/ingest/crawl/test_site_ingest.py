@@ -17,7 +17,6 @@ from fastapi.testclient import TestClient
 from citewall.api.app import create_app
 from citewall.boundary.schemas import METADATA_ALLOWLIST
 from citewall.config import Settings, load_settings
-from citewall.evals.helpsite import XML, HelpSite, Route, page, sitemap
 from citewall.ingest.crawl.canonical import site_of
 from citewall.ingest.crawl.ids import site_prefix
 from citewall.ingest.crawl.previous import CRAWL_METADATA_KEYS
@@ -25,6 +24,7 @@ from citewall.ingest.crawl.run import SiteIngestReport, ingest_sites
 from citewall.ingest.pipeline import ingest_paths
 from citewall.runtime import Runtime
 from citewall.storage import cards, db, schema, users
+from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 from ingest.crawl.helpcenter import ARTICLES, REPRINT, help_center
 
 LICENSE = "CC-BY-4.0"

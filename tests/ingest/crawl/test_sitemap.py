@@ -6,7 +6,6 @@ import gzip
 
 import pytest
 
-from citewall.evals.helpsite import sitemap
 from citewall.ingest.crawl.canonical import Site
 from citewall.ingest.crawl.sitemap import (
     SITEMAP_MAX_BYTES,
@@ -16,6 +15,7 @@ from citewall.ingest.crawl.sitemap import (
     parse_sitemap,
     walk_sitemaps,
 )
+from citewall_evals.helpsite import sitemap
 
 SITE = Site("help.example.com")
 H = "https://help.example.com"

@@ -1,0 +1,136 @@
+"""Rank labelled questions by each retrieval method, through the production retriever's stages.
+
+- ``dense``, ``bm25``: one stage alone (``HybridRetriever.dense`` / ``lexical_hits``);
+- ``rrf``: their fusion as configured (``HybridRetriever.fuse``); fusion tuning re-runs the same
+  pure ``rrf`` with other parameters;
+- ``full``: ``HybridRetriever.retrieve`` with a cross-encoder and no time budget, so it is
+  exactly the production full path (rerank of the fused top, dedupe by card);
+- ``served``: ``retrieve`` as configured; its label says what really ran.
+
+Chunk rankings become card rankings the way the retriever makes them (best chunk per card).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citewall.errors import UserError
+from citewall.retrieval.dedupe import best_per_parent
+from citewall.retrieval.fusion import rrf
+from citewall.retrieval.protocols import Reranker
+from citewall.retrieval.retriever import HybridRetriever
+from citewall_evals.questions import Question
+from citewall_evals.retrieval.metrics import CUTOFF, PathScores, score_rankings
+
+#: Grid searched on the dev split (dense weight fixed at 1.0: only the ratio matters).
+RRF_K_GRID = (5, 10, 20, 40, 60, 100)
+BM25_WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+#: A budget no rerank reaches: evaluation measures the ranking, not the deadline.
+NO_BUDGET_MS = 10**9
+
+
+@dataclass(slots=True)
+class StageRuns:
+    """Per question, the dense and BM25 chunk rankings (ids); the chunk -> card map."""
+
+    dense: list[list[str]] = field(default_factory=list)
+    bm25: list[list[str]] = field(default_factory=list)
+    parent: dict[str, str] = field(default_factory=dict)
+
+    def cards(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Card ranking of a chunk ranking: the best chunk of each card, in order."""
+        known = [c for c in chunk_ids if c in self.parent]
+        return [self.parent[c] for c in best_per_parent(known, self.parent.__getitem__)]
+
+
+def stage_runs(retriever: HybridRetriever, questions: Sequence[Question]) -> StageRuns:
+    """Run the dense and BM25 stages once per question (fusion is then cheap to re-run)."""
+    runs = StageRuns()
+    for q in questions:
+        runs.dense.append([h.chunk_id for h in retriever.dense(retriever.embed(q.question))])
+        hits, problem = retriever.lexical_hits(q.question)
+        if problem:
+            raise UserError(f"cannot evaluate BM25: {problem}")
+        runs.bm25.append([h.chunk_id for h in hits])
+    ids = sorted({c for ranking in runs.dense + runs.bm25 for c in ranking})
+    runs.parent = {cid: r.parent_id for cid, r in retriever.read(ids).items()}
+    return runs
+
+
+def fused_rankings(runs: StageRuns, k: int, w_dense: float, w_bm25: float) -> list[list[str]]:
+    """Card rankings of the weighted RRF of each question's two stage rankings."""
+    return [
+        runs.cards([c for c, _ in rrf([d, b], k=k, weights=[w_dense, w_bm25])])
+        for d, b in zip(runs.dense, runs.bm25, strict=True)
+    ]
+
+
+def tune_fusion(runs: StageRuns, questions: Sequence[Question]) -> dict[str, Any]:
+    """Grid search (k, BM25 weight) on nDCG@10; ties go to the larger k, then lower weight."""
+    golds = [q.gold for q in questions]
+    best: tuple[float, int, float] | None = None
+    best_cfg: dict[str, Any] = {}
+    grid: list[dict[str, float]] = []
+    for k in RRF_K_GRID:
+        for w in BM25_WEIGHT_GRID:
+            m = score_rankings("rrf", fused_rankings(runs, k, 1.0, w), golds)
+            grid.append({"rrf_k": k, "rrf_bm25_weight": w, "ndcg@10": round(m.ndcg_at_10, 4)})
+            key = (round(m.ndcg_at_10, 6), k, -w)
+            if best is None or key > best:
+                best = key
+                best_cfg = {"rrf_k": k, "rrf_dense_weight": 1.0, "rrf_bm25_weight": w}
+                best_cfg.update(m.as_dict())
+    return {**best_cfg, "grid": grid}
+
+
+def with_reranker(retriever: HybridRetriever, reranker: Reranker) -> HybridRetriever:
+    """The same indexes and embedder with ``reranker`` and no time budget."""
+    return HybridRetriever(
+        retriever.settings.model_copy(update={"rerank_budget_ms": NO_BUDGET_MS}),
+        embedder=retriever.embedder,
+        vector_index=retriever.vector_index,
+        lexical=retriever.lexical,
+        reranker=reranker,
+        reranker_status="evaluation",
+    )
+
+
+def served_rankings(
+    retriever: HybridRetriever, questions: Sequence[Question]
+) -> tuple[list[list[str]], str]:
+    """Card rankings from ``retrieve`` itself, and the hybrid paths that ran (joined by '/')."""
+    contexts = [retriever.retrieve(q.question, k=CUTOFF) for q in questions]
+    paths = "/".join(sorted({str(c.hybrid_path) for c in contexts}))
+    return [[c.id for c in ctx.chunks] for ctx in contexts], paths
+
+
+def evaluate_paths(
+    retriever: HybridRetriever,
+    questions: Sequence[Question],
+    runs: StageRuns | None = None,
+    *,
+    reranker: Reranker | None = None,
+    served: bool = True,
+) -> dict[str, PathScores]:
+    """Scores of ``dense``, ``bm25``, ``rrf``, ``full`` (with ``reranker``, else the
+    retriever's own, when there is one) and, with ``served``, ``retrieve`` as configured."""
+    runs = runs or stage_runs(retriever, questions)
+    reranker = reranker or retriever.reranker
+    golds = [q.gold for q in questions]
+    s = retriever.settings
+    out = {
+        "dense": score_rankings("dense", [runs.cards(d) for d in runs.dense], golds),
+        "bm25": score_rankings("bm25", [runs.cards(b) for b in runs.bm25], golds),
+        "rrf": score_rankings(
+            "rrf", fused_rankings(runs, s.rrf_k, s.rrf_dense_weight, s.rrf_bm25_weight), golds
+        ),
+    }
+    if reranker is not None:
+        full, label = served_rankings(with_reranker(retriever, reranker), questions)
+        out["full"] = score_rankings("full", full, golds, label=label)
+    if served:
+        rankings, label = served_rankings(retriever, questions)
+        out["served"] = score_rankings("served", rankings, golds, label=label)
+    return out
