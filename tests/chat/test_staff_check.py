@@ -68,7 +68,7 @@ def test_nothing_left_is_the_honest_not_found(
     shown, answer = run(llm, embedder, STAFF, CHECKED, stream)
     assert answer.content == NOTHING_FOUND and answer.answer_status == "not_found"
     assert "Tier 2" not in shown
-    assert answer.citations == [] and answer.sources == []
+    assert answer.citations == () and answer.sources == ()
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
