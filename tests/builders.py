@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from citewall.retrieval.types import RetrievalRecord
-from citewall.storage.exposure import ExposureRecord
+from citewall.storage.exposure.rows import ExposureRecord
 from citewall.storage.models import Conversation, Exposure, Message, new_uuid
 from citewall.storage.sources import StoredSource
 from citewall.storage.turns import AnswerRecord, NewConversation, Retitle, TurnRecord, save_turn

@@ -9,11 +9,11 @@ answer (``AnswerPolicy.thresholds``), or an answer nothing in the context suppor
 citation, even after attribution), gets one honest sentence instead, with no sources and
 ``answer_status="not_found"``.
 
-Corpus protection (``chat.exposure``, docs/distillation.md): ``AnswerPolicy.cap`` limits the
-answer sentences that copy an internal card, also while streaming; ``admit`` (the member's
-exposure budget, ``chat.budget``) sees the retrieved context before anything is generated and
-may restrict the turn to the context's external cards; the answer records which internal cards
-it cited or copied from (``Answer.exposures``).
+Corpus protection (``chat.corpus_protection``, docs/distillation.md): ``AnswerPolicy.cap``
+limits the answer sentences that copy an internal card, also while streaming; ``admit`` (the
+member's exposure budget, ``chat.budget``) sees the retrieved context before anything is
+generated and may restrict the turn to the context's external cards; the answer records which
+internal cards it cited or copied from (``Answer.exposures``).
 
 ``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
 content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citewall.boundary.staff_only import StaffVocabulary
-from citewall.chat.exposure import (
+from citewall.chat.corpus_protection import (
     CapCounter,
     SentenceGate,
     VerbatimCap,

@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.chat.budget import ExposureGate
-from citewall.chat.exposure import VerbatimCap
+from citewall.chat.corpus_protection import VerbatimCap
 from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
 from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError

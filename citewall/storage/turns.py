@@ -25,8 +25,8 @@ from citewall.errors import ConflictError
 from citewall.retrieval.types import HYBRID_PATHS, HybridPath, RetrievalRecord, finite
 from citewall.storage.conversations import not_found, short_title
 from citewall.storage.db import begin_write
-from citewall.storage.exposure import ExposureRecord, exposure_rows
-from citewall.storage.exposure_reservations import settle_reservation
+from citewall.storage.exposure.reservations import settle_reservation
+from citewall.storage.exposure.rows import ExposureRecord, exposure_rows
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import (
     ANSWER_STATUSES,
@@ -102,7 +102,7 @@ class TurnRecord:
     regenerated_from: str | None = None
     #: The member the conversation must belong to (None: any).
     owner: int | None = None
-    #: The exposure reservation the save settles (``exposure_reservations``), or None.
+    #: The exposure reservation the save settles (``exposure.reservations``), or None.
     settles: str | None = None
 
 
@@ -189,7 +189,7 @@ def save_turn(
     ``support`` and ``restricted`` go on the assistant message, ``retrieval_query`` (the text
     retrieval ran with) on each retrieval event, the exposures (internal cards the answer cited
     or copied from) on rows of the conversation's owner; ``turn.settles`` names the turn's
-    exposure reservation, deleted in the same transaction (``exposure_reservations``); ``now``
+    exposure reservation, deleted in the same transaction (``exposure.reservations``); ``now``
     (default: the current time) stamps every row. Any failure rolls everything back and raises
     ``StorageError`` (``NotFoundError`` if the conversation does not exist, or ``turn.owner``
     is given and does not own it).

@@ -11,7 +11,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.chat.exposure import (
+from citewall.chat.corpus_protection import (
     Budget,
     CapCounter,
     SentenceGate,

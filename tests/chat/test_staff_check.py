@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.boundary.staff_only import StaffVocabulary
-from citewall.chat.exposure import SentenceGate, apply_cap
+from citewall.chat.corpus_protection import SentenceGate, apply_cap
 from citewall.chat.pipeline import NOTHING_FOUND, Answer, AnswerPolicy, stream_answer
 from citewall.chat.staff_check import REMOVED_KEY, StaffFilter
 from citewall.evals.llm_server import Reply, ScriptedOpenAIServer

@@ -20,7 +20,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 from citewall.config import Settings
 from citewall.evals.extraction.attackers import Attacker
 from citewall.evals.extraction.clock import FakeClock

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citewall.boundary.staff_only import StaffVocabulary, judge
-from citewall.chat.exposure import apply_cap
+from citewall.chat.corpus_protection import apply_cap
 from citewall.chat.staff_check import StaffFilter
 from citewall.citations.sentences import split_sentences
 from citewall.citations.verbatim import Words, longest_span, words
