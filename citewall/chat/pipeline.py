@@ -15,10 +15,14 @@ member's exposure budget, ``chat.budget``) sees the retrieved context before any
 generated and may restrict the turn to the context's external cards; the answer records which
 internal cards it cited or copied from (``Answer.exposures``).
 
-``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
-content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
-included: the serve boundary filters them later), and one retrieval event per retrieved card.
-Nothing here knows about HTTP or the database.
+``stream_answer`` yields the turn as events: text deltas, one ``Generating`` before the model's
+first delta (what the answer is written from), then one frozen ``Answer``; ``answer_question``
+collects them. An ``Answer`` is the ``storage.turns.AnswerRecord`` persistence stores as it is
+(the content with its markers, the FULL stored sources, internal cards included: the serve
+boundary filters them later, one retrieval event per retrieved card), with what the API needs
+to serve it. Every answer is built once, whole: a restriction, a "not found" or a stop
+(``stopped_answer``, through the same ``settle``) is decided before it is built, never patched
+onto it. Nothing here knows about HTTP; persistence is ``chat.turn``.
 """
 
 from __future__ import annotations
