@@ -86,7 +86,8 @@ def safe_prefix_end(raw: str) -> int:
 
 
 class ProseStream:
-    """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``)."""
+    """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``, or
+    ``IncrementalProse``: the same view, reading only the new text of a growing answer)."""
 
     def __init__(self, prose: Callable[[str], str]) -> None:
         self._prose = prose
