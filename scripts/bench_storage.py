@@ -21,7 +21,8 @@ from citewall.retrieval.types import RetrievalRecord
 from citewall.storage.analytics import entry_performance, retrieval_events
 from citewall.storage.models import Message, RetrievalEvent, new_uuid
 from citewall.storage.schema import open_database
-from citewall.storage.turns import NewConversation, save_turn
+from citewall.storage.sources import StoredSource
+from citewall.storage.turns import AnswerRecord, NewConversation, TurnRecord, save_turn
 from citewall.storage.users import create_user
 
 
@@ -40,10 +41,10 @@ def run(url: str, turns: int, seed: int = 7) -> dict[str, float]:
                 conv_id, start = new_uuid(), NewConversation(user.id, "bench")
             retrieved = rng.sample(cards, 5)
             cited = retrieved[: rng.randint(0, 3)]
-            sources = [
-                {"n": n, "card_id": c, "title": c, "text": "x" * 400, "metadata": {"k": "v"}}
+            sources = tuple(
+                StoredSource(n=n, card_id=c, title=c, text="x" * 400, metadata={"k": "v"})
                 for n, c in enumerate(cited, 1)
-            ]
+            )
             events = [
                 RetrievalRecord(
                     card_id=c,
@@ -65,16 +66,19 @@ def run(url: str, turns: int, seed: int = 7) -> dict[str, float]:
             t0 = time.perf_counter()
             save_turn(
                 s,
-                conversation_id=conv_id,
-                new_conversation=start,
-                question="q",
-                answer_content="a [1]",
-                sources=sources,
-                hybrid_path="rrf_only",
-                timings={"total_ms": 1.0},
-                generator="extractive",
-                dropped_markers=0,
-                events=events,
+                TurnRecord(
+                    conversation_id=conv_id,
+                    new_conversation=start,
+                    question="q",
+                    answer=AnswerRecord(
+                        content="a [1]",
+                        sources=sources,
+                        hybrid_path="rrf_only",
+                        timings_ms={"total_ms": 1.0},
+                        generator_name="extractive",
+                        events=tuple(events),
+                    ),
+                ),
             )
             save_ms.append((time.perf_counter() - t0) * 1000)
         # spread the turns over 90 days so day/week periods have many groups

@@ -10,7 +10,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from citewall.retrieval.types import RetrievalRecord
+from citewall.storage.exposure.rows import ExposureRecord
 from citewall.storage.models import Conversation, Exposure, Message, new_uuid
+from citewall.storage.sources import StoredSource
+from citewall.storage.turns import AnswerRecord, NewConversation, Retitle, TurnRecord, save_turn
 
 
 def add_conversation(session: Session, user_id: int, title: str = "t") -> Conversation:
@@ -89,3 +92,54 @@ def add_exposed_turn(
     )
     session.commit()
     return answer.id
+
+
+def saved_turn(
+    session: Session,
+    *,
+    conversation_id: str,
+    question: str = "q",
+    answer_content: str = "a",
+    sources: Sequence[Mapping[str, Any]] = (),
+    hybrid_path: Any = None,
+    timings: Mapping[str, float] | None = None,
+    generator: str | None = "extractive",
+    dropped_markers: int = 0,
+    events: Sequence[RetrievalRecord] = (),
+    new_conversation: NewConversation | None = None,
+    retitle: Retitle | None = None,
+    answer_status: Any = "answered",
+    support: float | None = None,
+    retrieval_query: str | None = None,
+    exposures: Sequence[ExposureRecord] = (),
+    restricted: Any = None,
+    regenerated_from: str | None = None,
+    owner: int | None = None,
+    settles: str | None = None,
+    now: datetime | None = None,
+) -> tuple[Message, Message]:
+    """``save_turn`` of the ``TurnRecord`` these fields make (sources given as stored dicts)."""
+    record = TurnRecord(
+        conversation_id=conversation_id,
+        question=question,
+        answer=AnswerRecord(
+            content=answer_content,
+            sources=tuple(StoredSource.model_validate(s) for s in sources),
+            hybrid_path=hybrid_path,
+            timings_ms=dict(timings or {}),
+            generator_name=generator,
+            dropped_markers=dropped_markers,
+            events=tuple(events),
+            answer_status=answer_status,
+            support=support,
+            retrieval_query=retrieval_query,
+            exposures=tuple(exposures),
+            restricted=restricted,
+        ),
+        new_conversation=new_conversation,
+        retitle=retitle,
+        regenerated_from=regenerated_from,
+        owner=owner,
+        settles=settles,
+    )
+    return save_turn(session, record, now=now)

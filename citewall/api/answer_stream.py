@@ -23,7 +23,7 @@ from citewall.api.prose_stream import ProseStream
 from citewall.api.schemas import ChatResponsePublic
 from citewall.api.sse import EventStream, sse_event
 from citewall.boundary.external import external_sources_only
-from citewall.boundary.prose import prose_only
+from citewall.boundary.prose import IncrementalProse, prose_only
 from citewall.chat.turn import TurnResult
 from citewall.chat.turn_stream import TurnStream
 from citewall.errors import CitewallError, StorageError
@@ -80,7 +80,7 @@ def answer_events(
 ) -> Generator[str, None, None]:
     """The SSE frames of one streamed turn (see the module docstring)."""
     yield sse_event("meta", {"conversation_id": turn.plan.conversation_id})
-    prose = ProseStream(prose_only)
+    prose = ProseStream(IncrementalProse())
     try:
         for item in turn:
             if isinstance(item, TurnResult):

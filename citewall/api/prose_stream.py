@@ -24,22 +24,19 @@ _CLOSERS = "]］】"
 _DEFINITION_START = re.compile(r"(?:^|\n)[ \t]{0,3}[\[［【][^\]］】\n]+[\]］】](?::[^\n]*)?\Z")
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
 def _open_code_start(text: str) -> int | None:
-    """Start of an unclosed backtick code span or fence, if the text ends inside one."""
-    i, opened = 0, None
-    while i < len(text):
-        if text[i] != "`":
-            i += 1
-            continue
-        j = i
-        while j < len(text) and text[j] == "`":
-            j += 1
-        run = j - i
+    """Start of an unclosed backtick code span or fence, if the text ends inside one: a run
+    of backticks opens one, the next run of the same length closes it."""
+    opened: tuple[int, int] | None = None
+    for run in _BACKTICKS.finditer(text):
+        length = run.end() - run.start()
         if opened is None:
-            opened = (i, run)
-        elif opened[1] == run:
+            opened = (run.start(), length)
+        elif opened[1] == length:
             opened = None
-        i = j
     return opened[0] if opened else None
 
 
@@ -86,7 +83,8 @@ def safe_prefix_end(raw: str) -> int:
 
 
 class ProseStream:
-    """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``)."""
+    """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``, or
+    ``IncrementalProse``: the same view, reading only the new text of a growing answer)."""
 
     def __init__(self, prose: Callable[[str], str]) -> None:
         self._prose = prose

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from citewall.citations.markers import strip_markers
+from citewall.citations.regions import fold
 from citewall.text.cleaning import clean_text
 
 # ``![alt](target)`` -> ``alt``; ``[text](target)`` -> ``text``; ``<https://x>`` -> ``https://x``.
@@ -82,3 +83,39 @@ def prose_only(text: str) -> str:
             break
         text = plain
     return inert_html(text)
+
+
+class IncrementalProse:
+    """``prose_only`` of a text that grows, reading only what is new: call it with the text so
+    far and it returns exactly ``prose_only(text)``.
+
+    Every rule of ``prose_only`` stays within a line (markers, links, definitions, the escaping
+    of ``<``), but for code: an inline code span or a fence can join lines. So a text that ends
+    with a line break and holds no backtick and no ``~~~`` (after ``fold``) is done: what any
+    continuation makes of the whole is its prose followed by the continuation's. The object
+    keeps the prose of the longest such prefix and re-reads only the text after it. After a
+    backtick or ``~~~`` it re-reads from there on every call; a text that does not extend the
+    last one starts again from nothing.
+    """
+
+    def __init__(self) -> None:
+        self._done_raw = ""
+        self._done_prose = ""
+        self._blocked = False
+
+    def __call__(self, text: str) -> str:
+        if not text.startswith(self._done_raw):
+            self._done_raw, self._done_prose, self._blocked = "", "", False
+        rest = text[len(self._done_raw) :]
+        if not self._blocked:
+            cut = rest.rfind("\n") + 1
+            if cut:
+                finished = rest[:cut]
+                folded = fold(finished)
+                if "`" in folded or "~~~" in folded:
+                    self._blocked = True
+                else:
+                    self._done_raw += finished
+                    self._done_prose += prose_only(finished)
+                    rest = rest[cut:]
+        return self._done_prose + prose_only(rest)

@@ -2,7 +2,7 @@
 (docs/distillation.md, "The exposure budget").
 
 One ``ExposureGate`` per turn. The pipeline calls ``admit`` once the context is retrieved and
-before anything is generated: in one locked transaction (``storage.exposure_reservations``) it
+before anything is generated: in one locked transaction (``storage.exposure.reservations``) it
 counts the member's distinct internal cards in the window, exposed or reserved by turns still
 answering, and either restricts the turn to external cards (the budget is spent; the first
 such turn of the window is the admin alert) or reserves the context's internal cards. The
@@ -21,11 +21,11 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 from citewall.errors import CitewallError
 from citewall.retrieval.types import RetrievedContext
 from citewall.runtime import Runtime
-from citewall.storage.exposure_reservations import release_exposure, reserve_exposure
+from citewall.storage.exposure.reservations import release_exposure, reserve_exposure
 from citewall.storage.models import Restriction, new_uuid
 
 log = logging.getLogger("citewall.exposure")

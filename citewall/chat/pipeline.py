@@ -9,16 +9,20 @@ answer (``AnswerPolicy.thresholds``), or an answer nothing in the context suppor
 citation, even after attribution), gets one honest sentence instead, with no sources and
 ``answer_status="not_found"``.
 
-Corpus protection (``chat.exposure``, docs/distillation.md): ``AnswerPolicy.cap`` limits the
-answer sentences that copy an internal card, also while streaming; ``admit`` (the member's
-exposure budget, ``chat.budget``) sees the retrieved context before anything is generated and
-may restrict the turn to the context's external cards; the answer records which internal cards
-it cited or copied from (``Answer.exposures``).
+Corpus protection (``chat.corpus_protection``, docs/distillation.md): ``AnswerPolicy.cap``
+limits the answer sentences that copy an internal card, also while streaming; ``admit`` (the
+member's exposure budget, ``chat.budget``) sees the retrieved context before anything is
+generated and may restrict the turn to the context's external cards; the answer records which
+internal cards it cited or copied from (``Answer.exposures``).
 
-``answer_question`` returns an ``Answer`` with everything persistence and the API need: the
-content as stored (markers kept), enriched citations, the FULL stored sources (internal cards
-included: the serve boundary filters them later), and one retrieval event per retrieved card.
-Nothing here knows about HTTP or the database.
+``stream_answer`` yields the turn as events: text deltas, one ``Generating`` before the model's
+first delta (what the answer is written from), then one frozen ``Answer``; ``answer_question``
+collects them. An ``Answer`` is the ``storage.turns.AnswerRecord`` persistence stores as it is
+(the content with its markers, the FULL stored sources, internal cards included: the serve
+boundary filters them later, one retrieval event per retrieved card), with what the API needs
+to serve it. Every answer is built once, whole: a restriction, a "not found" or a stop
+(``stopped_answer``, through the same ``settle``) is decided before it is built, never patched
+onto it. Nothing here knows about HTTP; persistence is ``chat.turn``.
 """
 
 from __future__ import annotations
@@ -26,12 +30,11 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from citewall.boundary.staff_only import StaffVocabulary
-from citewall.chat.exposure import (
+from citewall.chat.corpus_protection import (
     CapCounter,
     SentenceGate,
     VerbatimCap,
@@ -41,19 +44,20 @@ from citewall.chat.exposure import (
 from citewall.chat.smalltalk import smalltalk_reply
 from citewall.chat.staff_check import REMOVED_KEY, StaffFilter, keep_all
 from citewall.citations.enrich import enrich_citations
-from citewall.citations.models import Citation, StoredSource
+from citewall.citations.models import Citation
 from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
 from citewall.config import KbLanguage
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
-from citewall.generation.followup import Condensed, Condenser, RuleCondenser
+from citewall.generation.followup import Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
 from citewall.retrieval.answerability import Decider, Signals, measure
 from citewall.retrieval.protocols import Embedder, Retriever
-from citewall.retrieval.types import HybridPath, RetrievalRecord, RetrievedContext
-from citewall.storage.exposure import ExposureRecord
+from citewall.retrieval.types import RetrievalRecord, RetrievedContext
 from citewall.storage.models import AnswerStatus, Restriction
+from citewall.storage.sources import StoredSource
+from citewall.storage.turns import AnswerRecord
 from citewall.text.cleaning import clean_text
 from citewall.text.language import other_language_reply
 
@@ -94,50 +98,40 @@ def admit_all(_context: RetrievedContext) -> Restriction | None:
     return None
 
 
-@dataclass(slots=True)
-class Answer:
-    """One answered question, ready to store and to serve (through the boundary)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer(AnswerRecord):
+    """One answered question, ready to store as it is (an ``AnswerRecord``) and to serve
+    (through the boundary): with its citations and the context it was written from."""
 
-    content: str
-    citations: list[Citation]
-    sources: list[dict[str, Any]]
-    context: RetrievedContext
-    hybrid_path: HybridPath | None
-    dropped_markers: int
-    generator: str
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    events: list[RetrievalRecord] = field(default_factory=list)
+    citations: tuple[Citation, ...] = ()
+    context: RetrievedContext = field(default_factory=RetrievedContext)
     #: True when the citations came from post-hoc attribution (the model wrote no valid marker).
     attributed: bool = False
-    answer_status: AnswerStatus = "answered"
-    #: The text retrieval ran with (None when nothing was retrieved, e.g. for small talk).
-    retrieval_query: str | None = None
+    #: The answerability signals the status was decided on (``support`` is their ``dense``).
     signals: Signals | None = None
-    #: The internal cards this answer cited or copied from (``chat.exposure``).
-    exposures: list[ExposureRecord] = field(default_factory=list)
-    restricted: Restriction | None = None
-
-    @property
-    def support(self) -> float | None:
-        """The answerability signal stored with the message (the best dense similarity)."""
-        return self.signals.dense if self.signals is not None else None
 
 
-@dataclass(slots=True)
-class AnswerProgress:
-    """How far a streamed answer got, for a caller that may stop it mid-answer
-    (``chat.stopped``). ``stream_answer`` fills it in: what ``admit`` decided once the context
-    was retrieved, then, when the model starts writing, the context the answer cites from, the
-    retrieval query and signal, the timings so far."""
+@dataclass(frozen=True, slots=True)
+class Generating:
+    """The event a stream yields when the model starts writing: what the answer is written
+    from. A caller that may stop the answer keeps it to settle what was shown
+    (``stopped_answer``)."""
 
-    context: RetrievedContext | None = None
-    retrieval_query: str | None = None
-    signals: Signals | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    context: RetrievedContext
+    retrieval_query: str
+    signals: Signals | None
+    #: The timings so far (condense, retrieve, judge).
+    timings_ms: Mapping[str, float]
     #: ``time.perf_counter()`` when the model started writing.
-    generation_started: float | None = None
+    started: float
+    generator_name: str
     #: What ``admit`` decided for the turn.
-    restricted: Restriction | None = None
+    restricted: Restriction | None
+
+
+#: What ``stream_answer`` yields: text deltas, one ``Generating`` before the model's first
+#: delta (not for small talk or "not found"), then one final ``Answer``.
+AnswerEvent = str | Generating | Answer
 
 
 def clean_question(question: str) -> str:
@@ -181,7 +175,7 @@ def answer_question(
 ) -> Answer:
     """Answer ``question`` from the knowledge base (non-streaming)."""
     final: Answer | None = None
-    for item in stream_answer(
+    for event in stream_answer(
         question,
         retriever=retriever,
         generator=generator,
@@ -191,8 +185,8 @@ def answer_question(
         admit=admit,
         streaming=False,
     ):
-        if isinstance(item, Answer):
-            final = item
+        if isinstance(event, Answer):
+            final = event
     if final is None:  # stream_answer always ends with an Answer; guard against a regression
         raise GenerationError("the answer pipeline produced no final answer")
     return final
@@ -208,21 +202,19 @@ def stream_answer(
     policy: AnswerPolicy = AnswerPolicy(),
     admit: Admit = admit_all,
     streaming: bool = True,
-    progress: AnswerProgress | None = None,
-) -> collections.abc.Generator[str | Answer, None, None]:
-    """Yield the reply's text deltas, then one final ``Answer``.
+) -> collections.abc.Generator[AnswerEvent, None, None]:
+    """Yield the reply's text deltas, then one final ``Answer`` (``AnswerEvent``).
 
     The deltas are the generator's raw text (markers included); a member-facing caller strips
     them (``boundary.prose_only``). The final ``Answer.content`` is authoritative: with
     post-hoc attribution it may carry markers the deltas did not, and an answer nothing
     supports is replaced by ``NOTHING_FOUND``. ``admit`` decides the exposure budget once the
-    context is known, before the first delta. ``progress`` (optional) is filled in when the
-    model starts writing, so that a caller can keep a stopped answer (``chat.stopped``).
+    context is known, before the first delta. A ``Generating`` event comes before the model's
+    first delta, so that a caller can keep a stopped answer (``stopped_answer``).
     """
     question = clean_question(question)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
-    progress = progress if progress is not None else AnswerProgress()
     # Small talk, and a question in another language than the KB's, are answered unretrieved.
     status: AnswerStatus = "not_found"
     reply = smalltalk_reply(question)
@@ -230,19 +222,24 @@ def stream_answer(
         reply = other_language_reply(question, policy.kb_language)
         status = "other_language"
     if reply is not None:
-        progress.restricted = admit(RetrievedContext())
+        restricted = admit(RetrievedContext())
         yield reply
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
-        answer = _not_found(reply, RetrievedContext(), generator.name, timings)
-        answer.answer_status, answer.restricted = status, progress.restricted
-        yield answer
+        yield _not_found(
+            reply,
+            RetrievedContext(),
+            generator_name=generator.name,
+            timings=timings,
+            status=status,
+            restricted=restricted,
+        )
         return
     condensed = policy.condenser.condense(question, without_small_talk(history))
     timings["condense"] = (time.perf_counter() - t_start) * 1000.0
     t_retrieve = time.perf_counter()
     context = retriever.retrieve(condensed.query)
-    progress.restricted = admit(context)
-    if progress.restricted is not None:
+    restricted = admit(context)
+    if restricted is not None:
         context = external_context(context)
     timings.update({f"retrieve.{k}": v for k, v in context.timings_ms.items()})
     timings["retrieve"] = (time.perf_counter() - t_retrieve) * 1000.0
@@ -256,17 +253,26 @@ def stream_answer(
     if not answerable:
         yield NOTHING_FOUND
         timings["total"] = (time.perf_counter() - t_start) * 1000.0
-        answer = _not_found(NOTHING_FOUND, context, generator.name, timings, condensed, signals)
-        answer.restricted = progress.restricted
-        yield answer
+        yield _not_found(
+            NOTHING_FOUND,
+            context,
+            generator_name=generator.name,
+            timings=timings,
+            retrieval_query=condensed.query,
+            signals=signals,
+            restricted=restricted,
+        )
         return
-    t_gen = time.perf_counter()
-    progress.context, progress.retrieval_query, progress.signals = (
-        context,
-        condensed.query,
-        signals,
+    start = Generating(
+        context=context,
+        retrieval_query=condensed.query,
+        signals=signals,
+        timings_ms=dict(timings),
+        started=time.perf_counter(),
+        generator_name=generator.name,
+        restricted=restricted,
     )
-    progress.timings_ms, progress.generation_started = dict(timings), t_gen
+    yield start
     counter = (
         CapCounter(policy.cap, context.chunks)
         if policy.cap is not None and any(not c.is_external for c in context.chunks)
@@ -308,27 +314,98 @@ def stream_answer(
         if keep is not None:
             text = apply_cap(text, keep)
         yield text
-    timings["generate"] = (time.perf_counter() - t_gen) * 1000.0
-    answer = finish_answer(
-        text, context, generator=generator.name, embedder=embedder, span_words=policy.span_words
-    )
-    if not answer.citations:  # nothing in the context supports what was written
-        dropped = answer.dropped_markers
-        answer = _not_found(NOTHING_FOUND, context, generator.name, {}, condensed, signals)
-        answer.dropped_markers = dropped
-    else:
-        cited = {c.card_id for c in answer.citations}
-        answer.exposures = measure_exposure(
-            answer.content, context.chunks, cited, policy.span_words
-        )
-    answer.restricted = progress.restricted
-    answer.retrieval_query = condensed.query
-    answer.signals = signals
-    answer.timings_ms = {**timings, **answer.timings_ms}
-    answer.timings_ms["total"] = (time.perf_counter() - t_start) * 1000.0
+    timings["generate"] = (time.perf_counter() - start.started) * 1000.0
     if staff is not None and staff.removed:  # for admins: the stored turn's timings
-        answer.timings_ms[REMOVED_KEY] = float(len(staff.removed))
-    yield answer
+        timings[REMOVED_KEY] = float(len(staff.removed))
+    yield settle(
+        text,
+        start,
+        status="answered",
+        embedder=embedder,
+        span_words=policy.span_words,
+        timings=timings,
+        t_start=t_start,
+    )
+
+
+def settle(
+    text: str,
+    start: Generating,
+    *,
+    status: AnswerStatus,
+    embedder: Embedder,
+    span_words: int,
+    timings: Mapping[str, float],
+    t_start: float | None = None,
+) -> Answer:
+    """The answer ``text`` makes, written from ``start``'s context: reconciled, attributed when
+    nothing valid was cited, with its sources, events and exposures (``cite``). Text nothing
+    in the context supports becomes the ``NOTHING_FOUND`` answer. ``t_start`` (the turn's
+    ``time.perf_counter()``) adds the total time."""
+    cited = cite(text, start.context, embedder=embedder, span_words=span_words)
+    if not cited.citations:  # nothing in the context supports what was written
+        total = _total(dict(timings), t_start)
+        return _not_found(
+            NOTHING_FOUND,
+            start.context,
+            generator_name=start.generator_name,
+            timings=total,
+            retrieval_query=start.retrieval_query,
+            signals=start.signals,
+            restricted=start.restricted,
+            dropped_markers=cited.dropped_markers,
+        )
+    chunks = start.context.chunks
+    ids = {c.card_id for c in cited.citations}
+    return Answer(
+        content=cited.content,
+        citations=cited.citations,
+        sources=cited.sources,
+        context=start.context,
+        hybrid_path=start.context.hybrid_path,
+        dropped_markers=cited.dropped_markers,
+        generator_name=start.generator_name,
+        timings_ms=_total({**timings, "cite": cited.cite_ms}, t_start),
+        events=cited.events,
+        attributed=cited.attributed,
+        answer_status=status,
+        retrieval_query=start.retrieval_query,
+        signals=start.signals,
+        support=start.signals.dense if start.signals is not None else None,
+        exposures=tuple(measure_exposure(cited.content, chunks, ids, span_words)),
+        restricted=start.restricted,
+    )
+
+
+def stopped_answer(
+    shown: str, start: Generating | None, *, embedder: Embedder, span_words: int
+) -> Answer | None:
+    """The answer to store when the member stopped after ``shown`` (raw text, markers kept)
+    of an answer that began with ``start``: ``answer_status="stopped"``, settled as a whole
+    answer is (its sources are the cards the shown text cites, each retrieval event says
+    whether it was cited in it, its exposures are measured on it).
+
+    None when nothing from the knowledge base was said yet: no ``start`` (small talk and "not
+    found" replies are stored whole or not at all), no text, or text that cites no card (the
+    pipeline shows nothing of a reply before it cites).
+    """
+    if start is None or not shown.strip():
+        return None
+    if not reconcile(shown, start.context.chunks).citations:
+        return None
+    timings = {
+        **start.timings_ms,
+        "generate": (time.perf_counter() - start.started) * 1000.0,
+    }
+    return settle(
+        shown, start, status="stopped", embedder=embedder, span_words=span_words, timings=timings
+    )
+
+
+def _total(timings: dict[str, float], t_start: float | None) -> dict[str, float]:
+    if t_start is not None:
+        timings["total"] = (time.perf_counter() - t_start) * 1000.0
+    return timings
 
 
 def external_context(context: RetrievedContext) -> RetrievedContext:
@@ -356,40 +433,53 @@ def _gated(deltas: Iterator[str], gate: SentenceGate | None) -> Iterator[str]:
 def _not_found(
     content: str,
     context: RetrievedContext,
-    generator: str,
-    timings: dict[str, float],
-    condensed: Condensed | None = None,
+    *,
+    generator_name: str,
+    timings: Mapping[str, float],
+    status: AnswerStatus = "not_found",
+    retrieval_query: str | None = None,
     signals: Signals | None = None,
+    restricted: Restriction | None = None,
+    dropped_markers: int = 0,
 ) -> Answer:
     """An answer that answers nothing from the knowledge base: no citations, no sources; the
     retrieved cards (if any) are still logged as retrieval events, none of them cited."""
     return Answer(
         content=content,
-        citations=[],
-        sources=[],
         context=context,
         hybrid_path=context.hybrid_path,
-        dropped_markers=0,
-        generator=generator,
-        timings_ms=timings,
-        events=[
+        dropped_markers=dropped_markers,
+        generator_name=generator_name,
+        timings_ms=dict(timings),
+        events=tuple(
             RetrievalRecord.from_chunk(chunk, i, context.hybrid_path, False)
             for i, chunk in enumerate(context.chunks, start=1)
-        ],
-        answer_status="not_found",
-        retrieval_query=condensed.query if condensed is not None else None,
+        ),
+        answer_status=status,
+        retrieval_query=retrieval_query,
         signals=signals,
+        support=signals.dense if signals is not None else None,
+        restricted=restricted,
     )
 
 
-def finish_answer(
-    text: str,
-    context: RetrievedContext,
-    *,
-    generator: str,
-    embedder: Embedder,
-    span_words: int = 10,
-) -> Answer:
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """Text reconciled with the context it was written from (``cite``)."""
+
+    #: The text as stored: markers kept (attribution's, when it inserted them).
+    content: str
+    citations: tuple[Citation, ...]
+    sources: tuple[StoredSource, ...]
+    events: tuple[RetrievalRecord, ...]
+    dropped_markers: int
+    attributed: bool
+    cite_ms: float
+
+
+def cite(
+    text: str, context: RetrievedContext, *, embedder: Embedder, span_words: int = 10
+) -> Cited:
     """Reconcile, attribute when nothing valid was cited, enrich, build sources and events.
 
     Whichever generator wrote the markers (or attribution inserted them), a sentence copied
@@ -411,7 +501,7 @@ def finish_answer(
                 citations = [c.model_copy(update={"attributed": True}) for c in again.citations]
     citations = enrich_citations(citations, context)
     index = {c.id: i for i, c in reversed(list(enumerate(chunks)))}
-    sources: list[dict[str, Any]] = []
+    sources: list[StoredSource] = []
     for citation in citations:
         i = index[citation.card_id]
         chunk = chunks[i]
@@ -427,22 +517,19 @@ def finish_answer(
                 retrieved_score=citation.retrieved_score,
                 attributed=citation.attributed,
                 metadata=dict(chunk.metadata),
-            ).model_dump(mode="json")
+            )
         )
     cited = {c.card_id for c in citations}
-    events = [
+    events = tuple(
         RetrievalRecord.from_chunk(chunk, i, context.hybrid_path, chunk.id in cited)
         for i, chunk in enumerate(chunks, start=1)
-    ]
-    return Answer(
+    )
+    return Cited(
         content=content,
-        citations=citations,
-        sources=sources,
-        context=context,
-        hybrid_path=context.hybrid_path,
-        dropped_markers=rec.dropped,
-        generator=generator,
-        timings_ms={"cite": (time.perf_counter() - t0) * 1000.0},
+        citations=tuple(citations),
+        sources=tuple(sources),
         events=events,
+        dropped_markers=rec.dropped,
         attributed=attributed,
+        cite_ms=(time.perf_counter() - t0) * 1000.0,
     )

@@ -2,9 +2,10 @@
 
 Whatever wrote the answer (the extractive generator quoting a playbook, a model paraphrasing
 one), each sentence is judged whole by the staff-only detector (``boundary.staff_only``) and a
-flagged one is removed, in the stream too (``chat.exposure.SentenceGate`` releases a sentence
-only once it is complete). An answer with nothing left becomes the pipeline's honest "not
-found". The count removed is stored with the turn for admins (``REMOVED_KEY`` in its timings).
+flagged one is removed, in the stream too (``chat.corpus_protection.SentenceGate`` releases a
+sentence only once it is complete). An answer with nothing left becomes the pipeline's honest
+"not found". The count removed is stored with the turn for admins (``REMOVED_KEY`` in its
+timings).
 
 A sentence that is, word for word, a sentence of a retrieved playbook's member-facing reply is
 kept: its author wrote it for the member, so a code or name in it (a service code the member

@@ -8,6 +8,7 @@ the member chose (or one a question gave) is never replaced.
 from __future__ import annotations
 
 from citewall.chat.smalltalk import smalltalk_reply
+from citewall.storage.conversations import short_title
 
 #: The title of a conversation no question has named yet.
 NEUTRAL_TITLE = "New conversation"
@@ -21,10 +22,7 @@ def title_from(question: str) -> str:
     >>> title_from("  How   long\\ndo refunds take? ")
     'How long do refunds take?'
     """
-    flat = " ".join(question.split())
-    if len(flat) <= TITLE_CHARS:
-        return flat
-    return flat[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+    return short_title(question, TITLE_CHARS)
 
 
 def first_title(message: str) -> str:

@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.chat.budget import ExposureGate
-from citewall.chat.exposure import VerbatimCap
+from citewall.chat.corpus_protection import VerbatimCap
 from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
 from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
@@ -32,7 +32,7 @@ from citewall.generation.protocols import Turn
 from citewall.runtime import Runtime
 from citewall.storage import conversations, turns
 from citewall.storage.models import Message, new_uuid
-from citewall.storage.turns import NewConversation, Retitle
+from citewall.storage.turns import NewConversation, Retitle, TurnRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,31 +217,19 @@ def persist_turn(
     One transaction: a new conversation row is created in it too, so a failure leaves nothing.
     A regeneration saves the answer only (the question is stored already).
     """
+    record = TurnRecord(
+        conversation_id=plan.conversation_id,
+        question=plan.question,
+        answer=answer,
+        new_conversation=NewConversation(user_id, plan.title) if plan.is_new else None,
+        retitle=Retitle(plan.title, plan.retitle) if plan.retitle is not None else None,
+        regenerated_from=plan.regenerates,
+        owner=user_id,
+        settles=gate.settles,
+    )
     with session_factory() as session:
         try:
-            _, assistant = turns.save_turn(
-                session,
-                conversation_id=plan.conversation_id,
-                question=plan.question,
-                answer_content=answer.content,
-                sources=list(answer.sources),
-                hybrid_path=answer.hybrid_path,
-                timings=dict(answer.timings_ms),
-                generator=answer.generator,
-                dropped_markers=answer.dropped_markers,
-                events=answer.events,
-                new_conversation=NewConversation(user_id, plan.title) if plan.is_new else None,
-                retitle=Retitle(plan.title, plan.retitle) if plan.retitle is not None else None,
-                answer_status=answer.answer_status,
-                support=answer.support,
-                retrieval_query=answer.retrieval_query,
-                exposures=answer.exposures,
-                restricted=answer.restricted,
-                regenerated_from=plan.regenerates,
-                owner=user_id,
-                settles=gate.settles,
-                now=now,
-            )
+            _, assistant = turns.save_turn(session, record, now=now)
         except SQLAlchemyError as exc:
             session.rollback()
             raise StorageError("could not save the turn; nothing was stored") from exc

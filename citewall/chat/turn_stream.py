@@ -18,8 +18,7 @@ import logging
 from collections.abc import Iterator
 
 from citewall.chat.budget import ExposureGate
-from citewall.chat.pipeline import Answer, AnswerProgress, stream_answer
-from citewall.chat.stopped import stopped_answer
+from citewall.chat.pipeline import Answer, Generating, stopped_answer, stream_answer
 from citewall.chat.turn import TurnPlan, TurnResult, answer_policy, persist_turn
 from citewall.errors import GenerationError
 from citewall.runtime import Runtime
@@ -37,7 +36,6 @@ class TurnStream:
         self._runtime = runtime
         self._user_id = user_id
         self._policy = answer_policy(runtime)
-        self._progress = AnswerProgress()
         self._gate = ExposureGate.of(runtime, user_id)
         self._answers = stream_answer(
             plan.question,
@@ -47,8 +45,9 @@ class TurnStream:
             history=plan.history,
             policy=self._policy,
             admit=self._gate.admit,
-            progress=self._progress,
         )
+        #: What the answer is written from, once the model starts writing (for ``stop``).
+        self._start: Generating | None = None
         #: The stored turn, once there is one (whole or stopped).
         self.result: TurnResult | None = None
         self._stopped = False
@@ -57,12 +56,14 @@ class TurnStream:
     def __iter__(self) -> Iterator[str | TurnResult]:
         answer: Answer | None = None
         try:
-            for item in self._answers:
-                if isinstance(item, str):
+            for event in self._answers:
+                if isinstance(event, str):
                     self._yielded = True
-                    yield item
+                    yield event
+                elif isinstance(event, Generating):
+                    self._start = event
                 else:
-                    answer = item
+                    answer = event
         except Exception:
             if not self._yielded:  # nothing went out: the reservation may go
                 self._gate.release()
@@ -80,19 +81,16 @@ class TurnStream:
         they received, markers kept; a prefix of what this stream yielded).
 
         Ends the model's stream, then stores the question and the partial answer with
-        ``answer_status="stopped"`` (``chat.stopped``), unless the turn was stored already or
-        nothing from the knowledge base was said yet: then None, and nothing is stored.
+        ``answer_status="stopped"`` (``pipeline.stopped_answer``), unless the turn was stored
+        already or nothing from the knowledge base was said yet: then None, and nothing is
+        stored.
         """
         if self.result is not None or self._stopped:
             return None
         self._stopped = True
         self._answers.close()  # the model stops writing (its HTTP stream is closed)
         answer = stopped_answer(
-            shown,
-            self._progress,
-            generator=self._runtime.generator.name,
-            embedder=self._runtime.embedder,
-            policy=self._policy,
+            shown, self._start, embedder=self._runtime.embedder, span_words=self._policy.span_words
         )
         if answer is None:
             log.info("answer stopped before anything from the knowledge base was said")

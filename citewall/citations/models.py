@@ -1,4 +1,4 @@
-"""Citation and stored-source models.
+"""The citation model (the stored source is ``storage.sources.StoredSource``).
 
 JSON shape of a citation (the three enrichment fields are omitted when absent)::
 
@@ -43,25 +43,3 @@ class Citation(BaseModel):
         if not data.get("attributed"):
             data.pop("attributed", None)
         return data
-
-
-class StoredSource(BaseModel):
-    """One cited card as stored in ``messages.sources`` (the FULL record, internal included).
-
-    ``n`` is the context number the generator saw; ``text`` the context chunk text;
-    ``metadata`` the card's full metadata. Never sent to a member as is: the serve boundary
-    (``citewall.boundary``) filters and reshapes it.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    n: int
-    card_id: str
-    title: str = ""
-    text: str = ""
-    span: str | None = None
-    source_url: str | None = None
-    source_license: str | None = None
-    retrieved_score: float | None = None
-    attributed: bool = False
-    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -9,8 +9,8 @@ chip) instead of any public one.
 
 A sentence copies an internal card when it shares ``span_words`` consecutive words with it, or
 is a run of the card's words from end to end (``MIN_SENTENCE_WORDS`` words or more): the
-verbatim cap's rule (``chat.exposure``). A public card it cites that holds the same run keeps
-its marker: then the public card says it too.
+verbatim cap's rule (``chat.corpus_protection``). A public card it cites that holds the same run
+keeps its marker: then the public card says it too.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def ask(
         return
     label = "citations (attributed post hoc):" if answer.attributed else "citations:"
     typer.echo(label)
-    numbers = {s["card_id"]: s["n"] for s in answer.sources}
+    numbers = {s.card_id: s.n for s in answer.sources}
     for c in answer.citations:
         score = "-" if c.retrieved_score is None else f"{c.retrieved_score:.0f}"
         typer.echo(
@@ -78,11 +78,11 @@ def _as_json(answer: Answer) -> dict[str, Any]:
         "retrieval_query": answer.retrieval_query,
         "signals": answer.signals.as_dict() if answer.signals else None,
         "hybrid_path": answer.hybrid_path,
-        "generator": answer.generator,
+        "generator": answer.generator_name,
         "attributed": answer.attributed,
         "dropped_markers": answer.dropped_markers,
         "citations": [c.model_dump(mode="json") for c in answer.citations],
-        "sources": answer.sources,
+        "sources": [s.model_dump(mode="json") for s in answer.sources],
         "events": [dataclasses.asdict(e) for e in answer.events],
         "notes": list(answer.context.notes),
         "timings_ms": {k: round(v, 2) for k, v in answer.timings_ms.items()},

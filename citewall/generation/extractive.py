@@ -142,7 +142,7 @@ class ExtractiveGenerator:
 
     ``max_internal_sentences`` (None: no limit) caps the units quoted from internal cards
     that count as copies (``span_words`` words or more, the verbatim cap's rule in
-    ``chat.exposure``): the answer keeps the most relevant of them and fills up with other
+    ``chat.corpus_protection``): the answer keeps the most relevant of them and fills up with other
     relevant units, rather than losing its tail to the cap afterwards.
     """
 

@@ -1,14 +1,14 @@
 """The chat prompt for model-backed generators.
 
-The context is numbered ``[1]..[k]`` (``context[i]`` is ``[i+1]``), and each card's text sits
-in a fenced block labelled as untrusted data: card text may contain instructions, and the model
-is told to treat them as content, not commands. Titles and card ids are NOT given to the model
-at all (internal titles must appear nowhere a member can see, prose included), and the model
-is told to write no URLs or links: citation links come only from server-side enrichment.
-Internal cards are marked private and come in two labelled parts: the staff notes (what agents
-do: tools, codes, teams, escalation steps) and what the member may be told (the card's reply).
-The model is told to give the member only what they need, from the second part, and never to
-name internal tools, codes, people or steps; the verbatim cap (``chat.exposure``) limits what it
+The context is numbered ``[1]..[k]`` (``context[i]`` is ``[i+1]``), and each card's text sits in
+a fenced block labelled as untrusted data: card text may contain instructions, and the model is
+told to treat them as content, not commands. Titles and card ids are NOT given to the model at
+all (internal titles must appear nowhere a member can see, prose included), and the model is
+told to write no URLs or links: citation links come only from server-side enrichment. Internal
+cards are marked private and come in two labelled parts: the staff notes (what agents do: tools,
+codes, teams, escalation steps) and what the member may be told (the card's reply). The model is
+told to give the member only what they need, from the second part, and never to name internal
+tools, codes, people or steps; the verbatim cap (``chat.corpus_protection``) limits what it
 copies anyway, and the server re-points a copied staff sentence away from public cards
 (``citations.provenance``).
 """

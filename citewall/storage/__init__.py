@@ -12,11 +12,13 @@ One concept per module (import from the module, not from this package):
 - ``conversations``: ``get_conversation``, ``list_conversations`` (``ConversationSummary``,
   ``query`` search), ``rename_conversation``, ``hide_conversation``, ``list_messages``,
   ``list_events``.
-- ``turns``: ``save_turn`` (events: ``RetrievalRecord``; creates the conversation with its
-  first turn when given ``NewConversation``; ``regenerated_from`` answers the last question
-  again), ``latest_turn``.
-- ``exposure``: exposure rows; ``exposure_reservations``: ``reserve_exposure`` (the budget's
-  locked count and a turn's reservation), ``release_exposure``.
+- ``turns``: ``save_turn`` of one ``TurnRecord`` (its ``AnswerRecord``; events:
+  ``RetrievalRecord``; creates the conversation with its first turn when given
+  ``NewConversation``; ``regenerated_from`` answers the last question again), ``latest_turn``.
+- ``sources``: ``StoredSource``, ``readable_sources`` (a stored row validated once, when read).
+- ``exposure``: ``rows`` (exposure rows), ``reservations`` (``reserve_exposure``: the budget's
+  locked count and a turn's reservation; ``release_exposure``), ``report`` (the admin
+  report), ``answers`` (the answers behind one member's exposure).
 - ``feedback``: ``put_feedback, ``delete_feedback``, ``feedback_of``; ``feedback_report``:
   the admin feedback report.
 - ``cards``: ``card_hashes``, ``upsert_cards``, ``delete_cards``, ``get_card``, ``list_cards``,

@@ -27,6 +27,25 @@ from citewall.storage.types import utcnow
 TITLE_MAX_CHARS = 200
 
 
+def short_title(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
+    """``text`` as a title of at most ``max_chars`` characters: whitespace collapsed, a longer
+    one cut at a word (inside one long word, at the limit) and ended with "…"; "Untitled" when
+    nothing is left.
+
+    >>> short_title("  How   long   do refunds take? ")
+    'How long do refunds take?'
+    >>> short_title("word " * 10, 12)
+    'word word…'
+    """
+    flat = " ".join(text.split()) or "Untitled"
+    if len(flat) <= max_chars:
+        return flat
+    cut = flat[: max_chars - 1]
+    if flat[max_chars - 1] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationSummary:
     """A conversation in a listing, with its owner's name and its message count."""

@@ -247,7 +247,7 @@ class Exposure(Base):
 
 class ExposureReservation(Base):
     """An internal card of a turn's context held against its member's exposure budget while
-    the turn answers (``storage.exposure_reservations``, docs/distillation.md).
+    the turn answers (``storage.exposure.reservations``, docs/distillation.md).
 
     Written before the answer is generated, in the transaction that decides the budget; the
     turn's save replaces its reservations with ``Exposure`` rows. A reservation whose turn was

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from citewall.api.app import create_app
-from citewall.chat.exposure import CapCounter, VerbatimCap
+from citewall.chat.corpus_protection import CapCounter, VerbatimCap
 from citewall.retrieval.types import ContextChunk
 from citewall.storage.models import Exposure, Message
 

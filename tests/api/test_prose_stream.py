@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from markup import html_markup
 from testenv import examples
 
-from citewall.api.prose_stream import ProseStream, safe_prefix_end
+from citewall.api.prose_stream import ProseStream, _open_code_start, safe_prefix_end
 from citewall.boundary.prose import prose_only
 from citewall.citations.markers import parse_markers
 
@@ -96,3 +96,27 @@ def test_an_unfinished_tag_across_deltas_is_held_back() -> None:
     final = prose_only("Click <a href='https://evil.example'>here")
     assert "".join(shown) + stream.finish(final) == final
     assert final == "Click &lt;a href='https://evil.example'>here"
+
+
+def _open_code_by_hand(text: str) -> int | None:
+    """The rule ``_open_code_start`` implements, character by character (the oracle)."""
+    i, opened = 0, None
+    while i < len(text):
+        if text[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < len(text) and text[j] == "`":
+            j += 1
+        if opened is None:
+            opened = (i, j - i)
+        elif opened[1] == j - i:
+            opened = None
+        i = j
+    return opened[0] if opened else None
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet="`a \n", max_size=40))
+def test_open_code_start_follows_the_backtick_rule(text: str) -> None:
+    assert _open_code_start(text) == _open_code_by_hand(text)

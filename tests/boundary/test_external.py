@@ -1,5 +1,8 @@
 """The serve boundary: external_sources_only + the metadata allowlist (decision 0002,
-docs/decisions/0002-external-only-citations.md)."""
+docs/decisions/0002-external-only-citations.md).
+
+Rows are served as a member's view reads them: stored JSON validated once
+(``readable_sources``), then the boundary."""
 
 from __future__ import annotations
 
@@ -11,8 +14,8 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.boundary.external import METADATA_ALLOWLIST, SourcePublic, external_sources_only
-from citewall.citations.models import StoredSource
 from citewall.kb.urls import url_problem
+from citewall.storage.sources import StoredSource, readable_sources
 
 CANARY_T = "CWLEAKT-b0und"
 CANARY_M = "CWLEAKM-b0und"
@@ -58,8 +61,13 @@ def external_row() -> dict[str, Any]:
     ).model_dump(mode="json")
 
 
+def served(rows: Any, *, hybrid_path: str | None) -> list[SourcePublic]:
+    """The member's view of stored rows: validated when read, then the serve boundary."""
+    return external_sources_only(readable_sources(rows), hybrid_path=hybrid_path)
+
+
 def test_internal_dropped_external_rebuilt_from_allowlisted_data() -> None:
-    out = external_sources_only([internal_row(), external_row()], hybrid_path="full")
+    out = served([internal_row(), external_row()], hybrid_path="full")
     assert [s.card_id for s in out] == ["help-refunds"]
     (s,) = out
     assert s.url == "https://help.example/refunds"
@@ -90,7 +98,7 @@ def test_internal_dropped_external_rebuilt_from_allowlisted_data() -> None:
 def test_the_excerpt_is_the_card_text_never_the_span() -> None:
     row = external_row()
     row["text"] = "word " * 200
-    (s,) = external_sources_only([row], hybrid_path="full")
+    (s,) = served([row], hybrid_path="full")
     assert len(s.excerpt) <= 281 and s.excerpt.endswith("…")
     assert CANARY_B not in s.excerpt
 
@@ -111,17 +119,18 @@ def test_unsafe_or_missing_urls_are_dropped() -> None:
         row = external_row()
         row["metadata"]["url"] = url
         row["source_url"] = None
-        assert external_sources_only([row], hybrid_path="full") == [], url
+        assert served([row], hybrid_path="full") == [], url
 
 
 def test_source_url_outside_metadata_does_not_make_a_source_external() -> None:
     row = internal_row()
     row["source_url"] = "https://evil.example"  # not in allowlisted metadata: not external
     row["url"] = "https://evil.example"
-    assert external_sources_only([row], hybrid_path="full") == []
+    assert served([row], hybrid_path="full") == []
 
 
-def test_legacy_rows_json_metadata_and_id_key() -> None:
+def test_rows_that_are_not_stored_sources_are_not_served() -> None:
+    # Shapes no writer produces (migration 0009 rewrote the legacy ones): left out, not guessed.
     row = external_row()
     row["metadata"] = json.dumps(row["metadata"])
     legacy = {
@@ -130,26 +139,31 @@ def test_legacy_rows_json_metadata_and_id_key() -> None:
         "text": "Old text.",
         "metadata": {"url": "https://old.example/a", "author": "x", "path": "/p"},
     }
-    out = external_sources_only(
-        [row, legacy, "garbage", None, 7, {"metadata": "{not json"}], hybrid_path="full"
+    out = served(
+        [external_row(), row, legacy, "garbage", None, 7, {"metadata": "{not json"}],
+        hybrid_path="full",
     )
-    assert [s.card_id for s in out] == ["help-refunds", "old-card"]
-    assert out[1].metadata == {"url": "https://old.example/a"}
+    assert [s.card_id for s in out] == ["help-refunds"]
+    assert served({"card_id": "x"}, hybrid_path="full") == []
 
 
 def test_scores_outside_range_or_not_numbers_are_dropped() -> None:
-    for bad in (float("nan"), float("inf"), -1.0, 101.0, "90", True):
+    for bad in (float("nan"), float("inf"), -1.0, 101.0):
         row = external_row()
         row["retrieved_score"] = bad
-        (s,) = external_sources_only([row], hybrid_path="full")
+        (s,) = served([row], hybrid_path="full")
         assert s.retrieved_score is None
+    for not_a_number in ("90", True):  # not a stored source: the row is left out
+        row = external_row()
+        row["retrieved_score"] = not_a_number
+        assert served([row], hybrid_path="full") == []
 
 
 def test_duplicates_keep_the_first() -> None:
     a, b = external_row(), external_row()
     b["title"] = "Second"
     b["metadata"]["title"] = "Second"
-    assert [s.title for s in external_sources_only([a, b], hybrid_path="full")] == ["Refunds"]
+    assert [s.title for s in served([a, b], hybrid_path="full")] == ["Refunds"]
 
 
 def test_source_public_cannot_hold_an_internal_field() -> None:
@@ -174,17 +188,6 @@ def test_source_public_cannot_hold_an_internal_field() -> None:
     }
     assert s.metadata == {"title": "T"}
     assert CANARY_B not in s.model_dump_json()
-
-
-def test_never_raises_on_unusual_iterables() -> None:
-    def rows() -> Any:
-        yield external_row()
-        raise RuntimeError("db cursor died")
-
-    assert (
-        external_sources_only(rows(), hybrid_path="full") == []
-    )  # the whole read failed: serve nothing
-    assert external_sources_only([], hybrid_path="full") == []
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -264,7 +267,7 @@ paths = st.sampled_from(["full", "rrf_only", "dense_only", None, "", "FULL", "le
 @settings(max_examples=examples(400), deadline=None)
 @given(st.lists(rows, max_size=6), paths)
 def test_output_is_always_external_and_allowlisted(batch: list[Any], path: str | None) -> None:
-    out = external_sources_only(batch, hybrid_path=path)
+    out = served(batch, hybrid_path=path)
     if path != "full":  # a score exists only for reranked answers, whatever a row stored
         assert all(s.retrieved_score is None for s in out)
     for s in out:
@@ -286,7 +289,7 @@ def test_output_is_always_external_and_allowlisted(batch: list[Any], path: str |
     assert len({s.card_id for s in out}) == len(out)
 
 
-def test_stored_source_models_are_accepted_too() -> None:
+def test_stored_source_models_are_served_as_built() -> None:
     model = StoredSource.model_validate(external_row())
     assert [s.card_id for s in external_sources_only([model], hybrid_path="full")] == [
         "help-refunds"
@@ -294,9 +297,9 @@ def test_stored_source_models_are_accepted_too() -> None:
 
 
 def test_a_stored_score_is_served_only_on_the_full_path() -> None:
-    row = external_row()  # a legacy or corrupt row: a score stored with any path
-    assert [s.retrieved_score for s in external_sources_only([row], hybrid_path="full")] == [87.0]
+    row = external_row()  # a corrupt row: a score stored with any path
+    assert [s.retrieved_score for s in served([row], hybrid_path="full")] == [87.0]
     for path in ("rrf_only", "dense_only", None, "unknown"):
-        (s,) = external_sources_only([row], hybrid_path=path)
+        (s,) = served([row], hybrid_path=path)
         assert s.retrieved_score is None, path
         assert s.url == "https://help.example/refunds"  # the source itself is still served

@@ -18,12 +18,13 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from builders import saved_turn
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from citewall.config import load_settings
 from citewall.storage import db, users
 from citewall.storage.models import new_uuid
-from citewall.storage.turns import NewConversation, save_turn
+from citewall.storage.turns import NewConversation
 
 from .conftest import CitewallServer, api, start_server, stop_server
 from .ui import BrowserTraps, ask, contrast, focus_ring, install_recorders, rgb, sign_in
@@ -62,7 +63,7 @@ def seed_conversations(server: CitewallServer, user: str, titles: list[str]) -> 
             user_id = users.get_user(session, user).id
             for i, title in enumerate(titles):
                 conversation_id = new_uuid()
-                save_turn(
+                saved_turn(
                     session,
                     conversation_id=conversation_id,
                     question=title,

@@ -11,7 +11,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.chat.exposure import (
+from citewall.chat.corpus_protection import (
     Budget,
     CapCounter,
     SentenceGate,
@@ -181,6 +181,6 @@ def test_a_restricted_turn_answers_from_external_cards_only(embedder: Any) -> No
         embedder=embedder,
         admit=lambda _context: "exposure_budget",
     )
-    assert answer.restricted == "exposure_budget" and answer.exposures == []
+    assert answer.restricted == "exposure_budget" and answer.exposures == ()
     assert [c.id for c in answer.context.chunks] == ["help-refunds"]
     assert {e.card_id for e in answer.events} == {"help-refunds"}

@@ -10,13 +10,14 @@ from citewall.chat.pipeline import (
     NOTHING_FOUND,
     Answer,
     AnswerPolicy,
+    Generating,
     answer_question,
     stream_answer,
 )
-from citewall.citations.models import StoredSource
 from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
+from citewall.storage.sources import StoredSource
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context
 
@@ -38,7 +39,7 @@ def test_full_answer_shape(embedder: Any) -> None:
     events for this context are pinned."""
     context = make_context("full")
     answer = ask(embedder, VOID_QUESTION, context)
-    assert answer.hybrid_path == "full" and answer.generator == "extractive"
+    assert answer.hybrid_path == "full" and answer.generator_name == "extractive"
     assert answer.dropped_markers == 0 and not answer.attributed
     assert answer.content == (
         "You can void a label you did not use [1]. The refund goes back to your Parcelry "
@@ -57,7 +58,7 @@ def test_full_answer_shape(embedder: Any) -> None:
     ]
     # Sources are FULL stored sources, one per cited card (all metadata kept).
     chunk = context.chunks[0]
-    assert answer.sources == [
+    assert [s.model_dump(mode="json") for s in answer.sources] == [
         {
             "n": 1,
             "card_id": "help-void",
@@ -121,12 +122,12 @@ def test_an_internal_card_is_cited_without_url_or_license(embedder: Any) -> None
     ]
     # The stored source of the internal card keeps its internal metadata (canaries included).
     internal = answer.sources[0]
-    assert (internal["n"], internal["card_id"], internal["source_url"]) == (
+    assert (internal.n, internal.card_id, internal.source_url) == (
         1,
         "pb-void-overdue",
         None,
     )
-    assert internal["metadata"]["owner_note"] == CANARY_M and CANARY_T in internal["title"]
+    assert internal.metadata["owner_note"] == CANARY_M and CANARY_T in internal.title
     assert CANARY_T not in answer.content and CANARY_M not in answer.content
     assert [e.cited for e in answer.events] == [True, False, False]
 
@@ -135,13 +136,13 @@ def test_rrf_only_has_no_scores(embedder: Any) -> None:
     answer = ask(embedder, VOID_QUESTION, make_context("rrf_only"))
     assert answer.citations
     assert all(c.retrieved_score is None for c in answer.citations)
-    assert all(s["retrieved_score"] is None for s in answer.sources)
+    assert all(s.retrieved_score is None for s in answer.sources)
 
 
 def test_nothing_retrieved_is_answered_honestly(embedder: Any) -> None:
     answer = ask(embedder, "What is the capital of Mars?", RetrievedContext())
     assert answer.content == NOTHING_FOUND
-    assert answer.citations == [] and answer.sources == [] and answer.events == []
+    assert answer.citations == () and answer.sources == () and answer.events == ()
     assert answer.hybrid_path is None
 
 
@@ -155,7 +156,9 @@ def test_stream_yields_deltas_then_the_same_answer(embedder: Any) -> None:
             embedder=embedder,
         )
     )
-    *deltas, final = items
+    # One ``Generating`` event, before the model's first delta, says what it writes from.
+    start, *deltas, final = items
+    assert isinstance(start, Generating) and start.context == context
     assert all(isinstance(d, str) for d in deltas) and isinstance(final, Answer)
     assert "".join(deltas) == final.content  # type: ignore[arg-type]
     batch = ask(embedder, VOID_QUESTION, context)
@@ -205,7 +208,7 @@ def test_a_question_in_another_language_is_answered_unretrieved(
     assert answer.answer_status == "other_language"
     assert answer.content.startswith("Solo puedo responder en inglés")
     assert items[:-1] == [answer.content]
-    assert (answer.sources, answer.events, retriever.questions) == ([], [], [])
+    assert (answer.sources, answer.events, retriever.questions) == ((), (), [])
 
 
 def test_without_a_kb_language_every_question_is_retrieved(embedder: Any) -> None:

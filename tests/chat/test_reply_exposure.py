@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citewall.chat.exposure import CapCounter, VerbatimCap, measure_exposure
+from citewall.chat.corpus_protection import CapCounter, VerbatimCap, measure_exposure
 from citewall.retrieval.types import ContextChunk
 
 REPLY = "A parcel that arrives late gets a goodwill credit on your next invoice from us."

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from testenv import examples
 
 from citewall.boundary.staff_only import StaffVocabulary
-from citewall.chat.exposure import SentenceGate, apply_cap
+from citewall.chat.corpus_protection import SentenceGate, apply_cap
 from citewall.chat.pipeline import NOTHING_FOUND, Answer, AnswerPolicy, stream_answer
 from citewall.chat.staff_check import REMOVED_KEY, StaffFilter
 from citewall.generation.openai_compat import OpenAICompatGenerator
@@ -68,7 +68,7 @@ def test_nothing_left_is_the_honest_not_found(
     shown, answer = run(llm, embedder, STAFF, CHECKED, stream)
     assert answer.content == NOTHING_FOUND and answer.answer_status == "not_found"
     assert "Tier 2" not in shown
-    assert answer.citations == [] and answer.sources == []
+    assert answer.citations == () and answer.sources == ()
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])

@@ -85,7 +85,7 @@ def test_hostile_replies_never_become_links(
     assert answer.dropped_markers == dropped
     # Every URL a citation or a source carries is the card's KB url, never one from the reply.
     assert [c.source_url for c in answer.citations] == [KB_URL_OF[i] for i in cited]
-    assert [s["source_url"] for s in answer.sources] == [KB_URL_OF[i] for i in cited]
+    assert [s.source_url for s in answer.sources] == [KB_URL_OF[i] for i in cited]
     public = external_sources_only(answer.sources, hybrid_path=answer.hybrid_path)
     assert [p.url for p in public] == ([KB_URL] if "help-void" in cited else [])
     for p in public:
@@ -121,7 +121,7 @@ def test_a_sentence_too_short_to_attribute_cites_nothing(
 ) -> None:
     answer = run(llm, embedder, "Refunds take time [99][0][-1] [4-7] [1000000000].")
     assert answer.dropped_markers == 8
-    assert answer.citations == [] and answer.sources == [] and not answer.attributed
+    assert answer.citations == () and answer.sources == () and not answer.attributed
     assert [e.cited for e in answer.events] == [False, False, False]
     # Nothing supports the reply, so the member gets the honest sentence, not the model's text.
     assert (answer.answer_status, answer.content) == ("not_found", NOTHING_FOUND)
@@ -151,7 +151,7 @@ def test_no_markers_at_all_are_attributed(llm: ScriptedOpenAIServer, embedder: A
     )
     assert answer.attributed
     assert [c.card_id for c in answer.citations] == ["help-void"]
-    assert answer.citations[0].attributed and answer.sources[0]["attributed"] is True
+    assert answer.citations[0].attributed and answer.sources[0].attributed is True
     assert "[1]" in answer.content  # inserted into the stored content for cited-detection
     assert [e.cited for e in answer.events] == [True, False, False]
 
@@ -168,16 +168,19 @@ def test_generator_failure_propagates_as_generation_error(
 
 
 def stream_items(llm: ScriptedOpenAIServer, embedder: Any, reply: str) -> list[str | Answer]:
+    """The deltas and the final answer of a stream (without its ``Generating`` event)."""
     gen = OpenAICompatGenerator(base_url=llm.base_url, model="fake", timeout_s=5, retries=0)
     llm.enqueue(reply)
-    return list(
-        stream_answer(
+    return [
+        event
+        for event in stream_answer(
             "How long do void refunds take?",
             retriever=FixedRetriever(make_context()),
             generator=gen,
             embedder=embedder,
         )
-    )
+        if isinstance(event, str | Answer)
+    ]
 
 
 def test_a_streamed_reply_that_never_cites_shows_none_of_its_words(
@@ -186,7 +189,7 @@ def test_a_streamed_reply_that_never_cites_shows_none_of_its_words(
     reply = "The moon is made of green cheese and the rockets fly there every night."
     *deltas, final = stream_items(llm, embedder, reply)
     assert isinstance(final, Answer)
-    assert (final.answer_status, final.content, final.sources) == ("not_found", NOTHING_FOUND, [])
+    assert (final.answer_status, final.content, final.sources) == ("not_found", NOTHING_FOUND, ())
     assert deltas == []  # nothing of the unsupported reply was streamed
 
 
@@ -196,7 +199,7 @@ def test_a_streamed_reply_rescued_by_attribution_comes_whole_in_the_final_answer
     reply = "Open a carrier dispute from the Disputes tab. Never credit the merchant manually."
     *deltas, final = stream_items(llm, embedder, reply)
     assert isinstance(final, Answer) and final.attributed
-    assert final.answer_status == "answered" and [s["card_id"] for s in final.sources] == [
+    assert final.answer_status == "answered" and [s.card_id for s in final.sources] == [
         "pb-void-overdue"
     ]
     assert deltas == []  # the final event carries it (the API sends it as the last token)

@@ -1,5 +1,5 @@
 """A sentence copied from an internal card never carries a public card's marker, whichever
-generator wrote it (``keep_copies_internal``, applied in ``finish_answer``)."""
+generator wrote it (``keep_copies_internal``, applied in ``pipeline.cite``)."""
 
 from __future__ import annotations
 
@@ -149,4 +149,4 @@ def test_the_server_drops_the_public_chip_for_any_generator(embedder: Any) -> No
         embedder=embedder,
     )
     assert [c.card_id for c in alone.citations] == ["pb-shopify-custom-apps"]
-    assert all(s["card_id"] != "help-shopify" for s in alone.sources)
+    assert all(s.card_id != "help-shopify" for s in alone.sources)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from builders import retrieval_record
+from builders import retrieval_record, saved_turn
 from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
@@ -19,7 +19,7 @@ from citewall.errors import UserError
 from citewall.storage.db import make_engine, make_session_factory
 from citewall.storage.models import new_uuid
 from citewall.storage.schema import migrate
-from citewall.storage.turns import NewConversation, save_turn
+from citewall.storage.turns import NewConversation
 from citewall.storage.users import create_user
 
 
@@ -34,7 +34,7 @@ def sqlite_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliR
     migrate(engine)
     with make_session_factory(engine)() as session:
         user, _ = create_user(session, "alice", "member")
-        save_turn(
+        saved_turn(
             session,
             conversation_id=new_uuid(),
             new_conversation=NewConversation(user.id, "t"),

@@ -139,10 +139,7 @@ def _leaky_boundary(sources: Any, *, hybrid_path: str | None) -> list[SourcePubl
     """A broken serve boundary: every stored source goes out, internal ones included."""
     return [
         SourcePublic(
-            card_id=s["card_id"],
-            title=s.get("title", ""),
-            url=(s.get("metadata") or {}).get("url") or "",
-            excerpt=s.get("text", ""),
+            card_id=s.card_id, title=s.title, url=s.metadata.get("url") or "", excerpt=s.text
         )
         for s in sources
     ]

@@ -77,13 +77,13 @@ def test_real_model_answers_through_the_pipeline(
         embedder=embedder,
     )
     assert answer.content.strip()
-    assert answer.generator == "openai:smollm2-135m-instruct"
+    assert answer.generator_name == "openai:smollm2-135m-instruct"
     assert answer.hybrid_path == "rrf_only"
     assert [c.id for c in answer.context.chunks] == [CARD_ID]
     # What a small model cites is its own choice; whatever it cites is the one card, with the
     # card's verified URL and no score (rrf_only).
     assert [c.card_id for c in answer.citations] in ([], [CARD_ID])
-    assert [s["card_id"] for s in answer.sources] == [c.card_id for c in answer.citations]
+    assert [s.card_id for s in answer.sources] == [c.card_id for c in answer.citations]
     for c in answer.citations:
         assert c.source_url == CARD_URL and c.retrieved_score is None
 
@@ -97,9 +97,10 @@ def test_real_model_streams(model_server: str, embedder: Any, retriever: HybridR
             embedder=embedder,
         )
     )
-    *deltas, final = items
+    *events, final = items
     assert isinstance(final, Answer)
     assert final.content.strip() and final.hybrid_path == "rrf_only"
+    deltas = [e for e in events if isinstance(e, str)]  # without the Generating event
     assert [c.card_id for c in final.citations] in ([], [CARD_ID])
     # Nothing streams until the reply cites the card; from then on the deltas are the reply.
     # A reply that never writes a valid marker streams nothing: its final answer (attributed,

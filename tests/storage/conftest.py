@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import add_conversation, retrieval_record
+from builders import add_conversation, retrieval_record, saved_turn
 from pgdb import temporary_database
 from sqlalchemy import Engine, delete, text, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,7 +21,6 @@ from citewall.errors import NotFoundError
 from citewall.storage.db import make_engine, make_session_factory
 from citewall.storage.models import Base, Message, RetrievalEvent
 from citewall.storage.schema import Database, migrate
-from citewall.storage.turns import save_turn
 from citewall.storage.users import create_user, get_user
 
 TABLES = (
@@ -139,7 +138,7 @@ def record_turn(
         )
         for rank, (card, external) in enumerate(retrieved, start=1)
     ]
-    _, answer = save_turn(
+    _, answer = saved_turn(
         session,
         conversation_id=conversation_id,
         question="q",

@@ -17,7 +17,7 @@ from citewall.errors import NotFoundError, UserError
 from citewall.kb.card import Card
 from citewall.storage.cards import upsert_cards
 from citewall.storage.db import make_engine, make_session_factory
-from citewall.storage.exposure_report import (
+from citewall.storage.exposure.report import (
     ExposureRanking,
     MemberExposure,
     exposure_ranking,

@@ -15,7 +15,7 @@ from testenv import examples
 
 from citewall.kb.card import Card
 from citewall.storage.cards import upsert_cards
-from citewall.storage.exposure_report import exposure_ranking, member_exposure
+from citewall.storage.exposure.report import exposure_ranking, member_exposure
 from citewall.storage.schema import Database
 from citewall.storage.users import create_user
 

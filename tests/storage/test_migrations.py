@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -19,6 +21,7 @@ from citewall.storage.schema import (
     migrate,
     open_database,
 )
+from citewall.storage.sources import readable_sources
 
 TABLES = {
     "users",
@@ -44,10 +47,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0009"
+        assert current_revision(engine) == head_revision() == "0010"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0009"
+        assert current_revision(engine) == "0010"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -60,7 +63,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0009"
+        assert current_revision(engine) == "0010"
     finally:
         engine.dispose()
 
@@ -421,5 +424,60 @@ def test_0009_stores_replies_and_has_earlier_internal_cards_written_again(
             assert conn.execute(text("SELECT count(*) FROM cards")).scalar() == 2
         migrate(engine)
         assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_0010_rewrites_legacy_source_shapes_and_keeps_the_rest(fresh_database_url: str) -> None:
+    """A source under ``id``, without ``n`` or with metadata as a JSON string is read as a
+    stored source after 0010; today's shape and items that are not objects stay as they were."""
+    today = {"n": 1, "card_id": "a", "metadata": {"url": "https://h.example/a"}}
+    legacy = [
+        {"id": "b", "title": "B", "metadata": {"url": "https://h.example/b"}},
+        {"n": 3, "card_id": "c", "metadata": json.dumps({"url": "https://h.example/c"})},
+        {"n": 4, "card_id": "d", "metadata": "{not json"},
+        None,
+        today,
+    ]
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0009")
+        now = "2026-11-29 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', 1, 't', :t, :t)"
+                ),
+                {"t": now},
+            )
+            for seq, sources in ((1, legacy), (2, [today])):
+                conn.execute(
+                    text(
+                        "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
+                        " timings, created_at, dropped_markers)"
+                        " VALUES (:id, 'c', :seq, 'assistant', 'x', :s, '{}', :t, 0)"
+                    ),
+                    {"id": f"m{seq}", "seq": seq, "s": json.dumps(sources), "t": now},
+                )
+        migrate(engine)
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT sources FROM messages ORDER BY seq")).scalars().all()
+        stored = [json.loads(r) if isinstance(r, str) else r for r in rows]
+        assert stored[0] == [
+            {"title": "B", "metadata": {"url": "https://h.example/b"}, "card_id": "b", "n": 1},
+            {"n": 3, "card_id": "c", "metadata": {"url": "https://h.example/c"}},
+            {"n": 4, "card_id": "d", "metadata": {}},
+            None,
+            today,
+        ]
+        assert stored[1] == [today]
+        assert [s.card_id for s in readable_sources(stored[0])] == ["b", "c", "d", "a"]
     finally:
         engine.dispose()

@@ -52,13 +52,13 @@ from citewall.storage import (
     analytics,
     cards,
     conversations,
-    exposure_report,
     feedback,
     feedback_report,
     gaps,
     headline,
     users,
 )
+from citewall.storage.exposure import report as exposure_report
 from citewall.storage.models import CardRow, Feedback, Message
 
 router = APIRouter(

@@ -22,6 +22,7 @@ from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.storage import conversations, feedback
 from citewall.storage.models import AnswerStatus, Feedback, Message
+from citewall.storage.sources import readable_sources
 
 router = APIRouter(
     prefix="/api/v1",
@@ -58,7 +59,9 @@ def public_message(message: Message, rating: Feedback | None = None) -> MessageP
         answer_status=served_status(message) if assistant else None,
         # Serve boundary (decision 0002): history reload is a member path too.
         sources=(
-            external_sources_only(message.sources or [], hybrid_path=message.hybrid_path)
+            external_sources_only(
+                readable_sources(message.sources), hybrid_path=message.hybrid_path
+            )
             if assistant
             else []
         ),

@@ -23,6 +23,7 @@ from citewall.api.schemas import (
 )
 from citewall.boundary.external import external_sources_only
 from citewall.retrieval.types import ContextChunk
+from citewall.storage.sources import StoredSource
 
 router = APIRouter(
     prefix="/api/v1",
@@ -35,16 +36,18 @@ router = APIRouter(
 MAX_FETCH = 100
 
 
-def _as_source(chunk: ContextChunk) -> dict[str, Any]:
-    """A retrieved chunk in the stored-source shape the boundary helper reads."""
-    return {
-        "card_id": chunk.id,
-        "title": chunk.title,
-        "text": chunk.text,
-        "source_url": chunk.source,
-        "source_license": chunk.metadata.get("license"),
-        "metadata": chunk.metadata,
-    }
+def _as_source(n: int, chunk: ContextChunk) -> StoredSource:
+    """A retrieved chunk as the stored source the boundary helper reads."""
+    licence = chunk.metadata.get("license")
+    return StoredSource(
+        n=n,
+        card_id=chunk.id,
+        title=chunk.title,
+        text=chunk.text,
+        source_url=chunk.source,
+        source_license=licence if isinstance(licence, str) else None,
+        metadata=dict(chunk.metadata),
+    )
 
 
 @router.post("/search", response_model=SearchResponsePublic)
@@ -54,7 +57,7 @@ def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
     context = runtime.retriever.retrieve(body.query, k=min(MAX_FETCH, body.limit * 3))
     # Serve boundary (decision 0002): same helper as chat and history.
     public = external_sources_only(
-        (_as_source(c) for c in context.chunks), hybrid_path=context.hybrid_path
+        (_as_source(i, c) for i, c in enumerate(context.chunks, 1)), hybrid_path=context.hybrid_path
     )
     return SearchResponsePublic(
         results=[

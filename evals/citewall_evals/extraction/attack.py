@@ -20,7 +20,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 from citewall.config import Settings
 from citewall.generation.factory import build_condenser, build_generator
 from citewall.runtime import Runtime

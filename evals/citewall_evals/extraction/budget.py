@@ -3,7 +3,7 @@
 The server decides for each turn once its context is retrieved (``chat.budget.ExposureGate``):
 count the distinct internal cards in the member's exposure rows (and the reservations of their
 turns still answering) created at or after ``now - window``; at ``cards`` or more
-(``chat.exposure.Budget.spent``) the turn is restricted to external cards, so it adds no
+(``chat.corpus_protection.Budget.spent``) the turn is restricted to external cards, so it adds no
 exposure. ``replay_budget`` applies that same rule, with the server's own ``Budget``, to turns
 whose exposures were captured once through the real app; a test checks it against real turns.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 
 
 @dataclass(frozen=True, slots=True)

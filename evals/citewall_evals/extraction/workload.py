@@ -17,7 +17,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 from citewall_evals.extraction.attack import Defences, new_member, protected_runtime
 from citewall_evals.extraction.budget import replay_budget
 from citewall_evals.extraction.clock import FakeClock

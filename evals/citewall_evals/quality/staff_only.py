@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from citewall.boundary.staff_only import StaffVocabulary, judge
-from citewall.chat.exposure import apply_cap
+from citewall.chat.corpus_protection import apply_cap
 from citewall.chat.staff_check import StaffFilter
 from citewall.citations.outline import outline
 from citewall.citations.sentences import split_sentences

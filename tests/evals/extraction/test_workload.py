@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from testenv import examples
 
-from citewall.chat.exposure import Budget
+from citewall.chat.corpus_protection import Budget
 from citewall_evals.extraction.budget import ReplayTurn, replay_budget
 from citewall_evals.extraction.clock import EPOCH, FakeClock
 from citewall_evals.extraction.honest import (

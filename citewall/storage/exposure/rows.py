@@ -1,8 +1,8 @@
 """Exposure rows: what internal knowledge reached a member, written with the turn
 (docs/distillation.md).
 
-The exposure budget counts them with the turns' reservations (``exposure_reservations``); the
-admin report over them is ``exposure_report``.
+The exposure budget counts them with the turns' reservations (``exposure.reservations``); the
+admin report over them is ``exposure.report``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from citewall.errors import NotFoundError
 from citewall.storage.analytics import as_utc, time_window
 from citewall.storage.dialect import exposed_sentences, period_start
-from citewall.storage.exposure_turns import ExposureTurn, exposure_turns
+from citewall.storage.exposure.answers import ExposureTurn, exposure_turns
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, Conversation, Exposure, Message, User
 from citewall.storage.paging import check_page

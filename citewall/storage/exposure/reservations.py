@@ -24,7 +24,7 @@ from sqlalchemy import delete, distinct, func, select, union
 from sqlalchemy.orm import Session
 
 from citewall.storage.db import begin_write
-from citewall.storage.exposure import restricted_since
+from citewall.storage.exposure.rows import restricted_since
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import Exposure, ExposureReservation, User
 

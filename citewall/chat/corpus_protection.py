@@ -28,7 +28,7 @@ from citewall.citations.verbatim import (
     words,
 )
 from citewall.retrieval.types import ContextChunk
-from citewall.storage.exposure import ExposureRecord
+from citewall.storage.exposure.rows import ExposureRecord
 
 
 @dataclass(frozen=True, slots=True)

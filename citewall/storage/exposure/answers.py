@@ -1,7 +1,7 @@
 """The answers behind one member's exposure: each answer that drew on internal cards (or was
 limited by the exposure budget), with the question asked and, per card, what reached the member.
 
-One page at a time, newest first, for the admin drill-down (``exposure_report.member_exposure``).
+One page at a time, newest first, for the admin drill-down (``exposure.report.member_exposure``).
 """
 
 from __future__ import annotations
