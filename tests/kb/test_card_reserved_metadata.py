@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from citewall.boundary.external import external_sources_only
 from citewall.ingest.loaders import load_cards
 from citewall.kb.card import RESERVED_METADATA_KEYS, Card
+from citewall.storage.sources import readable_sources
 
 
 @pytest.mark.parametrize("key", sorted(RESERVED_METADATA_KEYS))
@@ -40,10 +41,12 @@ def test_loader_names_file_line_and_field(tmp_path: Path) -> None:
 def test_internal_card_full_metadata_never_makes_it_external() -> None:
     card = Card(id="pb-y", title="Playbook", body="Internal text.", metadata={"team": "ops"})
     stored = {
+        "n": 1,
         "card_id": card.id,
         "title": card.title,
         "text": card.body,
         "metadata": card.full_metadata(),
     }
     assert "url" not in card.full_metadata()
-    assert external_sources_only([stored], hybrid_path="full") == []
+    (source,) = readable_sources([stored])  # the row as the member's view reads it
+    assert external_sources_only([source], hybrid_path="full") == []
