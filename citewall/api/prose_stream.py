@@ -27,24 +27,57 @@ _DEFINITION_START = re.compile(r"(?:^|\n)[ \t]{0,3}[\[［【][^\]］】\n]+[\]�
 _BACKTICKS = re.compile(r"`+")
 
 
-def _open_code_start(text: str) -> int | None:
+def open_code_start(text: str) -> int | None:
     """Start of an unclosed backtick code span or fence, if the text ends inside one: a run
     of backticks opens one, the next run of the same length closes it."""
-    opened: tuple[int, int] | None = None
-    for run in _BACKTICKS.finditer(text):
-        length = run.end() - run.start()
-        if opened is None:
-            opened = (run.start(), length)
-        elif opened[1] == length:
-            opened = None
-    return opened[0] if opened else None
+    return OpenCode()(text)
 
 
-def safe_prefix_end(raw: str) -> int:
+class OpenCode:
+    """``open_code_start`` of a text that grows, scanning only what is new: call it with the
+    text so far and it returns exactly ``open_code_start(text)``.
+
+    The backtick runs of a prefix that does not end in a backtick are final (a later one can
+    only start a new run), so the object keeps the open span of the longest such prefix seen
+    and scans the rest. A text that does not extend that prefix is scanned from the start.
+    """
+
+    def __init__(self) -> None:
+        self._scanned = ""
+        self._opened: tuple[int, int] | None = None
+
+    def __call__(self, text: str) -> int | None:
+        if not text.startswith(self._scanned):
+            self._scanned, self._opened = "", None
+        # A run touching the end may still grow: the prefix kept ends before it.
+        commit = len(text.rstrip("`"))
+        opened = self._opened
+        for run in _BACKTICKS.finditer(text, len(self._scanned), commit):
+            length = run.end() - run.start()
+            if opened is None:
+                opened = (run.start(), length)
+            elif opened[1] == length:
+                opened = None
+        self._scanned, self._opened = text[:commit], opened
+        if commit < len(text):  # the trailing run, as open_code_start would read it
+            if opened is None:
+                opened = (commit, len(text) - commit)
+            elif opened[1] == len(text) - commit:
+                opened = None
+        return opened[0] if opened else None
+
+
+def safe_prefix_end(raw: str, open_code: Callable[[str], int | None] = open_code_start) -> int:
     """Length of the prefix of ``raw`` that later deltas cannot turn into (part of) a marker,
-    nor change the meaning of (a bracket that may yet become a link, an unclosed code span)."""
+    nor change the meaning of (a bracket that may yet become a link, an unclosed code span).
+
+    ``open_code`` finds an unclosed code span (``OpenCode()`` for a growing text reads only
+    what is new). Every other rule reads only the end of the text: its last line, or back to
+    the last bracket.
+    """
     end = len(raw)
-    if definition := _DEFINITION_START.search(raw):
+    # A definition holds no line break, so it can only start at the last one.
+    if definition := _DEFINITION_START.search(raw, max(raw.rfind("\n"), 0)):
         end = definition.start()
     # A closed bracket at the very end may still become link text (``[1](https://...)``).
     if raw[end - 1 : end] in _CLOSERS:
@@ -66,7 +99,7 @@ def safe_prefix_end(raw: str) -> int:
     angle = raw.rfind("<", 0, end)
     if angle != -1 and raw.find(">", angle, end) == -1:
         end = angle
-    code = _open_code_start(raw[:end])
+    code = open_code(raw[:end])
     if code is not None:  # inside code, brackets are not markers: wait for the span to close
         end = code
     # Trailing whitespace may go with a marker stripped later. A ``<`` that ends the text is
@@ -84,10 +117,19 @@ def safe_prefix_end(raw: str) -> int:
 
 class ProseStream:
     """Feed raw deltas, get prose deltas. ``prose`` is the member's view (``prose_only``, or
-    ``IncrementalProse``: the same view, reading only the new text of a growing answer)."""
+    ``IncrementalProse``: the same view, reading only the new text of a growing answer);
+    ``open_code`` makes the code-span scanner of the hold-back rule (``OpenCode``, which reads
+    only the new text, or ``lambda: open_code_start`` for the whole-text scan)."""
 
-    def __init__(self, prose: Callable[[str], str]) -> None:
+    def __init__(
+        self,
+        prose: Callable[[str], str],
+        open_code: Callable[[], Callable[[str], int | None]] = OpenCode,
+    ) -> None:
         self._prose = prose
+        # One scanner per growing text (the raw answer, its prose).
+        self._raw_code = open_code()
+        self._prose_code = open_code()
         self._raw = ""
         self.emitted = ""
         #: The raw text (markers kept) that later deltas can no longer change: what the prose
@@ -97,11 +139,11 @@ class ProseStream:
     def feed(self, delta: str) -> str:
         """Add a raw delta; return the prose that is now safe to show (may be empty)."""
         self._raw += delta
-        self.settled = self._raw[: safe_prefix_end(self._raw)]
+        self.settled = self._raw[: safe_prefix_end(self._raw, self._raw_code)]
         prose = self._prose(self.settled)
         # Stripping can leave an unclosed bracket (``[[1]`` -> ``[``) that later text turns
         # into a marker (``[[1]1]`` -> ``[1]`` -> ``""``): hold that back too.
-        return self._advance(prose[: safe_prefix_end(prose)])
+        return self._advance(prose[: safe_prefix_end(prose, self._prose_code)])
 
     def finish(self, final_prose: str) -> str:
         """The last delta: whatever of ``final_prose`` (the served answer) is not yet shown.

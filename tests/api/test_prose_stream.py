@@ -7,7 +7,13 @@ from hypothesis import strategies as st
 from markup import html_markup
 from testenv import examples
 
-from citewall.api.prose_stream import ProseStream, _open_code_start, safe_prefix_end
+from citewall.api.prose_stream import (
+    _DEFINITION_START,
+    OpenCode,
+    ProseStream,
+    open_code_start,
+    safe_prefix_end,
+)
 from citewall.boundary.prose import prose_only
 from citewall.citations.markers import parse_markers
 
@@ -99,7 +105,7 @@ def test_an_unfinished_tag_across_deltas_is_held_back() -> None:
 
 
 def _open_code_by_hand(text: str) -> int | None:
-    """The rule ``_open_code_start`` implements, character by character (the oracle)."""
+    """The rule ``open_code_start`` implements, character by character (the oracle)."""
     i, opened = 0, None
     while i < len(text):
         if text[i] != "`":
@@ -118,5 +124,41 @@ def _open_code_by_hand(text: str) -> int | None:
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="`a \n", max_size=40))
-def test_open_code_start_follows_the_backtick_rule(text: str) -> None:
-    assert _open_code_start(text) == _open_code_by_hand(text)
+def testopen_code_start_follows_the_backtick_rule(text: str) -> None:
+    assert open_code_start(text) == _open_code_by_hand(text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(alphabet="`a \n", max_size=6), max_size=12), st.booleans())
+def test_open_code_of_a_growing_text_reads_as_the_whole_text(parts: list[str], grow: bool) -> None:
+    """Fed the text so far (or, to reset it, unrelated texts), ``OpenCode`` answers exactly
+    what a scan of the whole text does."""
+    scanner = OpenCode()
+    text = ""
+    for part in parts:
+        text = text + part if grow else part
+        assert scanner(text) == _open_code_by_hand(text), repr(text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.sampled_from(PLAIN + MARKDOWN), max_size=30),
+    st.lists(st.integers(0, 10_000), max_size=12),
+)
+def test_the_hold_back_of_a_growing_text_reads_as_the_whole_text(
+    parts: list[str], cuts: list[int]
+) -> None:
+    scanner = OpenCode()
+    raw = ""
+    for delta in split_stream(parts, cuts):
+        raw += delta
+        assert safe_prefix_end(raw, scanner) == safe_prefix_end(raw), repr(raw)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet="[]［】^:1a \t\n", max_size=40))
+def test_a_definition_is_looked_for_on_the_last_line_only(text: str) -> None:
+    """The last-line search finds what a search of the whole text finds."""
+    whole = _DEFINITION_START.search(text)
+    last_line = _DEFINITION_START.search(text, max(text.rfind("\n"), 0))
+    assert (whole and whole.start()) == (last_line and last_line.start())
