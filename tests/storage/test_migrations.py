@@ -7,7 +7,7 @@ import json
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 
 from citewall.errors import ConfigError, StorageError
 from citewall.kb.card import Card
@@ -38,6 +38,21 @@ TABLES = {
 
 #: What a downgrade must never empty (it drops only its own columns and tables).
 KEPT_TABLES = ("users", "api_tokens", "conversations", "messages", "retrieval_events")
+
+
+def insert_conversation(conn: Connection, now: str) -> None:
+    """Member 1 and their conversation ``c``, as every revision since 0001 stores them."""
+    conn.execute(
+        text("INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"),
+        {"t": now},
+    )
+    conn.execute(
+        text(
+            "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+            "VALUES ('c', 1, 't', :t, :t)"
+        ),
+        {"t": now},
+    )
 
 
 def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: str) -> None:
@@ -174,19 +189,7 @@ def test_0002_marks_earlier_assistant_messages_answered(fresh_database_url: str)
         migrate(engine, revision="0001")
         now = "2026-11-29 10:00:00+00:00"
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
-                ),
-                {"t": now},
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
-                    "VALUES ('c', 1, 't', :t, :t)"
-                ),
-                {"t": now},
-            )
+            insert_conversation(conn, now)
             for seq, role in ((1, "user"), (2, "assistant")):
                 conn.execute(
                     text(
@@ -215,19 +218,7 @@ def test_0004_keeps_earlier_rows_and_downgrades_to_0003_with_them(
         migrate(engine, revision="0003")
         now = "2026-11-30 10:00:00+00:00"
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
-                ),
-                {"t": now},
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
-                    "VALUES ('c', 1, 't', :t, :t)"
-                ),
-                {"t": now},
-            )
+            insert_conversation(conn, now)
             conn.execute(
                 text(
                     "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
@@ -270,19 +261,7 @@ def test_downgrades_keep_the_stored_turns(fresh_database_url: str) -> None:
         migrate(engine)
         now = "2026-11-30 10:00:00+00:00"
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
-                ),
-                {"t": now},
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
-                    "VALUES ('c', 1, 't', :t, :t)"
-                ),
-                {"t": now},
-            )
+            insert_conversation(conn, now)
             conn.execute(
                 text(
                     "INSERT INTO messages (id, conversation_id, seq, role, content, sources,"
@@ -444,19 +423,7 @@ def test_0010_rewrites_legacy_source_shapes_and_keeps_the_rest(fresh_database_ur
         migrate(engine, revision="0009")
         now = "2026-11-29 10:00:00+00:00"
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
-                ),
-                {"t": now},
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
-                    "VALUES ('c', 1, 't', :t, :t)"
-                ),
-                {"t": now},
-            )
+            insert_conversation(conn, now)
             for seq, sources in ((1, legacy), (2, [today])):
                 conn.execute(
                     text(
