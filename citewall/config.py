@@ -386,6 +386,13 @@ class Settings(BaseSettings):
         description="Most pages one ingest fetches; pages past it are refused and --prune is "
         "skipped for their site (its list was not read to the end).",
     )
+    sync_stale_after: int = Field(
+        default=3,
+        ge=1,
+        le=1000,
+        description="Syncs in a row that could not read a page (a timeout, a 5xx) before the "
+        "page is marked stale for admins; it stays served until the site says it is gone.",
+    )
     crawl_user_agent: str = Field(
         default="citewall-crawler/0.1",
         min_length=1,

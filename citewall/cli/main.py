@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from citewall.cli import analytics, ask, bench, demo, evaluate, ingest, serve, users
+from citewall.cli import analytics, ask, bench, demo, evaluate, ingest, serve, sources, users
 
 app = typer.Typer(
     name="citewall",
@@ -21,6 +21,8 @@ app.command("serve")(serve.serve)
 app.command("ingest")(ingest.ingest)
 app.command("ask")(ask.ask)
 app.command("demo")(demo.demo)
+app.command("sync")(sources.sync)
+app.add_typer(sources.app, name="sources")
 app.add_typer(users.app, name="users")
 app.add_typer(evaluate.app, name="eval")
 app.add_typer(bench.app, name="bench")

@@ -161,13 +161,15 @@ def ingest_cards(
     prune: bool = False,
     keep_ids: set[str] | None = None,
     prune_scope: tuple[str, ...] | None = None,
+    prune_only: frozenset[str] | None = None,
     progress: bool = True,
     report: IngestReport | None = None,
 ) -> IngestReport:
     """Ingest already-validated ``cards`` (see module docstring for the write order).
 
-    ``prune_scope``: id prefixes pruning is confined to (a crawled site's cards); None prunes
-    every card absent from ``cards`` and ``keep_ids``.
+    ``prune_scope``: id prefixes pruning is confined to (a crawled site's cards);
+    ``prune_only``: the ids pruning is confined to (a registered source's cards). With neither,
+    pruning removes every card absent from ``cards`` and ``keep_ids``.
     """
     report = report or IngestReport()
     t_start = time.perf_counter()
@@ -198,6 +200,8 @@ def ingest_cards(
     absent = (set(db_hashes) | set(indexed)) - present
     if prune_scope is not None:
         absent = {card_id for card_id in absent if card_id.startswith(prune_scope)}
+    if prune_only is not None:
+        absent &= prune_only
     removed = sorted(absent) if prune else []
     report.deleted = len(removed)
 

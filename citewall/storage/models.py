@@ -383,3 +383,72 @@ class UsedHostToken(Base):
 
     def __repr__(self) -> str:
         return f"UsedHostToken(token_key={self.token_key[:12]!r}...)"
+
+
+#: What a registered KB source is: a help center (sitemap or page), a document folder, a card file.
+SourceKind = Literal["site", "folder", "cards"]
+SOURCE_KINDS: tuple[SourceKind, ...] = ("site", "folder", "cards")
+
+#: How a sync ended: the KB now matches the source, the change was held for an admin to
+#: confirm (the source shrank too much), or the source could not be read at all.
+SyncStatus = Literal["applied", "held", "failed"]
+SYNC_STATUSES: tuple[SyncStatus, ...] = ("applied", "held", "failed")
+
+
+class KBSource(Base):
+    """A registered source of the KB, stored so that every replica sees the same list.
+
+    ``card_ids``: the cards its last applied sync left in the KB (what a later sync may remove
+    and what removing the source deletes). ``failing``: per page URL, how many syncs in a row
+    could not read it for a reason that does not say it is gone (a timeout, a 5xx).
+    """
+
+    __tablename__ = "kb_sources"
+    __table_args__ = (
+        UniqueConstraint("kind", "location"),
+        CheckConstraint("kind IN ('site', 'folder', 'cards')", name="kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    location: Mapped[str] = mapped_column(StringType(2000))
+    license: Mapped[str | None] = mapped_column(TextType(), default=None)
+    every_s: Mapped[int | None] = mapped_column(Integer, default=None)
+    card_ids: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    failing: Mapped[dict[str, int]] = mapped_column(JSONType(), default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_sync_at: Mapped[datetime | None] = mapped_column(default=None)
+    next_sync_at: Mapped[datetime | None] = mapped_column(default=None, index=True)
+
+    def __repr__(self) -> str:
+        return f"KBSource(id={self.id!r}, kind={self.kind!r}, location={self.location!r})"
+
+
+class IngestRun(Base):
+    """One sync of a registered source: its counts, refusals and duration. Kept when the source
+    is removed (``source_id`` becomes NULL), as the history of what changed the KB."""
+
+    __tablename__ = "ingest_runs"
+    __table_args__ = (CheckConstraint("status IN ('applied', 'held', 'failed')", name="status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source_id: Mapped[int | None] = mapped_column(
+        ForeignKey("kb_sources.id", ondelete="SET NULL"), index=True, default=None
+    )
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    duration_s: Mapped[float] = mapped_column(Double, default=0.0)
+    status: Mapped[str] = mapped_column(String(16))
+    added: Mapped[int] = mapped_column(Integer, default=0)
+    updated: Mapped[int] = mapped_column(Integer, default=0)
+    unchanged: Mapped[int] = mapped_column(Integer, default=0)
+    removed: Mapped[int] = mapped_column(Integer, default=0)
+    refused: Mapped[int] = mapped_column(Integer, default=0)
+    #: ``[{"where": url or file:line, "reason": ...}]``, every refusal of the run.
+    refusals: Mapped[list[dict[str, str]]] = mapped_column(JSONType(), default=list)
+    #: Why the run was held or failed, or what an operator should know; empty otherwise.
+    note: Mapped[str] = mapped_column(TextType(), default="")
+    #: Pages that could not be read for ``sync_stale_after`` syncs in a row (kept, stale).
+    stale: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+
+    def __repr__(self) -> str:
+        return f"IngestRun(id={self.id!r}, source_id={self.source_id!r}, status={self.status!r})"

@@ -34,6 +34,8 @@ TABLES = {
     "exposure_reservations",
     "feedback",
     "used_host_tokens",
+    "kb_sources",
+    "ingest_runs",
 }
 
 #: What a downgrade must never empty (it drops only its own columns and tables).
@@ -62,10 +64,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0010"
+        assert current_revision(engine) == head_revision() == "0016"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0016"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -78,7 +80,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0016"
     finally:
         engine.dispose()
 

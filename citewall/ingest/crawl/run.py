@@ -11,13 +11,14 @@ load, is then not loaded.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from citewall.config import Settings
+from citewall.ingest.crawl.canonical import Site
 from citewall.ingest.crawl.ids import site_prefix
-from citewall.ingest.crawl.previous import read_previous
+from citewall.ingest.crawl.previous import PreviousCrawl, read_previous
 from citewall.ingest.crawl.site import CrawlResult, Refusal, crawl_sites, plan_sites
 from citewall.ingest.pipeline import IngestReport, ingest_cards
 from citewall.retrieval.embedder import load_embedder
@@ -34,6 +35,8 @@ class SiteIngestReport:
     #: Things the operator should know that are not refusals (a prune skipped, and why).
     notes: list[str] = field(default_factory=list)
     total_s: float = 0.0
+    #: Why nothing was written (the caller's ``hold``), or None.
+    held: str | None = None
 
     @property
     def refused(self) -> list[Refusal]:
@@ -70,8 +73,12 @@ def ingest_sites(
     progress: bool = True,
     embedder: Embedder | None = None,
     session_factory: Callable[[], Any] | None = None,
+    hold: Callable[[CrawlResult, Mapping[Site, PreviousCrawl]], str | None] | None = None,
 ) -> SiteIngestReport:
     """Crawl the sites ``entries`` name (sitemaps or pages) and ingest their pages as cards.
+
+    ``hold``: given the crawl and what the KB held before it, why the crawl must not be
+    written (``SiteIngestReport.held``), or None to write it.
 
     >>> # ingest_sites(["https://help.example.com/sitemap.xml"], load_settings()).summary()
     """
@@ -81,6 +88,8 @@ def ingest_sites(
         session_factory = open_database(settings.sqlalchemy_url).sessions
     previous = read_previous(plan, session_factory)
     crawl = crawl_sites(entries, settings, license=license, previous=previous, progress=progress)
+    if hold is not None and (reason := hold(crawl, previous)) is not None:
+        return SiteIngestReport(crawl, IngestReport(), [reason], time.perf_counter() - t0, reason)
     notes: list[str] = []
     scope: list[str] = []
     for site in crawl.sites:

@@ -87,6 +87,8 @@ class SiteCrawl:
     refused: list[Refusal] = field(default_factory=list)
     #: Why pruning this site's vanished pages would be unsafe (the list is incomplete), or None.
     prune_blocked: str | None = None
+    #: How many pages the site's entries listed (its sitemaps' pages, and entry pages).
+    listed: int = 0
 
 
 @dataclass(slots=True)
@@ -309,7 +311,8 @@ def _winner(members: list[_Fresh]) -> _Fresh:
 
 def _assemble(run: _SiteRun, license: str | None) -> SiteCrawl:
     """The cards, kept ids, duplicates and refusals of one site's outcomes."""
-    result = SiteCrawl(run.site, prune_blocked=run.prune_blocked)
+    listed = len(set(run.walk.pages) | run.entry_pages)
+    result = SiteCrawl(run.site, prune_blocked=run.prune_blocked, listed=listed)
     result.kept_ids |= run.previous.foreign_ids
     groups: dict[str, list[_Fresh]] = {}
     kept_by_digest: dict[str, StoredPage] = {}

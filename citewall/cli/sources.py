@@ -1,0 +1,198 @@
+"""`citewall sources`: register the KB's sources (a site, a document folder, a card file), list
+them with their last sync, remove one with its cards; `citewall sync [ID...]` syncs now."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from citewall.cli.errors import EXIT_RUNTIME, cli_errors
+from citewall.config import get_settings
+from citewall.errors import UserError
+from citewall.ingest.crawl.site import plan_sites
+from citewall.ingest.sync import remove_source, sync_source
+from citewall.ingest.sync_rules import parse_every
+from citewall.storage import kb_sources
+from citewall.storage.kb_sources import RegisteredSource, SyncRun
+from citewall.storage.models import SourceKind
+from citewall.storage.schema import open_database
+from citewall.storage.types import utcnow
+
+app = typer.Typer(help="Register the sources the KB is synced from.", no_args_is_help=True)
+add_app = typer.Typer(help="Register a source.", no_args_is_help=True)
+app.add_typer(add_app, name="add")
+
+EVERY_HELP = "Sync on this schedule (30m, 6h, 1d); without it, only `citewall sync` syncs it."
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%SZ") if value is not None else ""
+
+
+def _register(
+    kind: SourceKind, location: str, license: str | None, every: str | None
+) -> RegisteredSource:
+    every_s = parse_every(every) if every is not None else None
+    db = open_database(get_settings().sqlalchemy_url)
+    try:
+        with db.sessions() as session:
+            return kb_sources.add_source(
+                session, kind, location, license=license, every_s=every_s, now=utcnow()
+            )
+    finally:
+        db.engine.dispose()
+
+
+def _path(value: str, *, folder: bool) -> str:
+    path = Path(value).expanduser().resolve()
+    if folder and not path.is_dir():
+        raise UserError(f"{value} is not a folder")
+    if not folder and not path.is_file():
+        raise UserError(f"{value} is not a file")
+    return str(path)
+
+
+def _added(source: RegisteredSource) -> None:
+    schedule = f", synced every {source.every_s} s" if source.every_s else ""
+    print(f"source {source.id}: {source.kind} {source.location}{schedule}")
+    print(f"`citewall sync {source.id}` syncs it now")
+
+
+@add_app.command("site")
+def add_site(
+    url: str = typer.Argument(..., help="A sitemap, or a single page."),
+    license: str | None = typer.Option(None, "--license", help="The pages' licence."),
+    every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+) -> None:
+    """Register a help center to crawl (its pages become external cards)."""
+    with cli_errors():
+        plan_sites([url])  # a bad URL is refused before anything is stored
+        _added(_register("site", url.strip(), license, every))
+
+
+@add_app.command("folder")
+def add_folder(
+    path: str = typer.Argument(..., help="A folder of cards, Markdown and documents."),
+    every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+) -> None:
+    """Register a document folder."""
+    with cli_errors():
+        _added(_register("folder", _path(path, folder=True), None, every))
+
+
+@add_app.command("cards")
+def add_cards(
+    file: str = typer.Argument(..., help="A JSONL card file."),
+    every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+) -> None:
+    """Register a card file."""
+    with cli_errors():
+        _added(_register("cards", _path(file, folder=False), None, every))
+
+
+@app.command("list")
+def list_command() -> None:
+    """Every source: its schedule, cards, and its last sync's counts."""
+    with cli_errors():
+        db = open_database(get_settings().sqlalchemy_url)
+        try:
+            with db.sessions() as session:
+                sources = kb_sources.list_sources(session)
+                runs = kb_sources.last_runs(session)
+        finally:
+            db.engine.dispose()
+    if not sources:
+        print("no sources: `citewall sources add site|folder|cards ...` registers one")
+        return
+    table = Table("id", "kind", "location", "cards", "last sync", "next sync", "last run")
+    for source in sources:
+        run = runs.get(source.id)
+        table.add_row(
+            str(source.id),
+            source.kind,
+            escape(source.location),
+            str(len(source.card_ids)),
+            _when(source.last_sync_at),
+            _when(source.next_sync_at),
+            escape(_run_line(run)) if run else "never synced",
+        )
+    Console(width=200).print(table)
+
+
+@app.command("remove")
+def remove(source_id: int = typer.Argument(..., help="The source's id (`sources list`).")) -> None:
+    """Unregister a source and delete its cards from the KB."""
+    with cli_errors():
+        settings = get_settings()
+        db = open_database(settings.sqlalchemy_url)
+        try:
+            source, deleted = remove_source(source_id, settings, session_factory=db.sessions)
+        finally:
+            db.engine.dispose()
+    print(f"removed source {source.id} ({source.kind} {source.location}) and {deleted} cards")
+
+
+def _run_line(run: SyncRun) -> str:
+    counts = (
+        f"added {run.added}, updated {run.updated}, unchanged {run.unchanged}, "
+        f"removed {run.removed}, refused {run.refused}"
+    )
+    line = f"{run.status} {_when(run.started_at)}: {counts} ({run.duration_s:.1f} s)"
+    if run.stale:
+        line += f"; {len(run.stale)} stale"
+    return f"{line}; {run.note}" if run.note else line
+
+
+def sync(
+    source_ids: list[int] = typer.Argument(None, help="Sources to sync; default: all."),
+    due: bool = typer.Option(False, "--due", help="Only the sources whose schedule is due."),
+    confirm: bool = typer.Option(
+        False, "--confirm", help="Apply a sync held because the source shrank by half or more."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+) -> None:
+    """Make the KB match its sources now: add and update what changed, remove what is gone.
+
+    Exits 1 when a sync failed or was held for confirmation.
+    """
+    with cli_errors():
+        settings = get_settings()
+        db = open_database(settings.sqlalchemy_url)
+        try:
+            with db.sessions() as session:
+                if source_ids:
+                    chosen = [kb_sources.get_source(session, i) for i in source_ids]
+                elif due:
+                    chosen = kb_sources.due_sources(session, utcnow())
+                else:
+                    chosen = kb_sources.list_sources(session)
+            runs = [
+                (
+                    source,
+                    sync_source(
+                        source.id,
+                        settings,
+                        session_factory=db.sessions,
+                        confirm=confirm,
+                        progress=progress,
+                    ),
+                )
+                for source in chosen
+            ]
+        finally:
+            db.engine.dispose()
+    if not runs:
+        print("nothing to sync")
+    for source, run in runs:
+        print(f"source {source.id} ({source.kind} {source.location}): {_run_line(run)}")
+        for refused in run.refusals:
+            print(f"  refused {refused.where}: {refused.reason}")
+        for url in run.stale:
+            print(f"  stale (unreadable {settings.sync_stale_after} syncs in a row): {url}")
+    if any(run.status != "applied" for _, run in runs):
+        raise typer.Exit(EXIT_RUNTIME)

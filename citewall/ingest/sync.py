@@ -1,0 +1,208 @@
+"""``citewall sync``: make the KB match each registered source.
+
+A site is crawled with pruning: a page that left the sitemap, answers 404 or 410, or that
+robots.txt now forbids is removed from every index and the catalogue; a page that could not be
+read for a transient reason (a timeout, a 5xx, robots.txt unreachable) is kept, and after
+``sync_stale_after`` syncs in a row it is listed as stale. A folder or a card file is loaded
+and pruned to the cards its previous sync left. A source that comes back empty, or with fewer
+than half of its cards, is held: nothing is written until an admin confirms
+(``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or failed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from citewall.config import Settings
+from citewall.errors import CitewallError
+from citewall.ingest.crawl.canonical import Site
+from citewall.ingest.crawl.previous import PreviousCrawl, read_previous
+from citewall.ingest.crawl.run import ingest_sites
+from citewall.ingest.crawl.site import CrawlResult, plan_sites
+from citewall.ingest.loaders import load_cards
+from citewall.ingest.pipeline import ingest_cards
+from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
+from citewall.retrieval.embedder import load_embedder
+from citewall.retrieval.protocols import Embedder
+from citewall.storage import kb_sources
+from citewall.storage.kb_sources import Refused, RegisteredSource, SourceState, SyncRun
+from citewall.storage.types import utcnow
+
+SessionFactory = Callable[[], Any]
+
+
+def sync_source(
+    source_id: int,
+    settings: Settings,
+    *,
+    session_factory: SessionFactory,
+    embedder: Embedder | None = None,
+    confirm: bool = False,
+    progress: bool = False,
+) -> SyncRun:
+    """Sync one registered source and record the run. ``confirm`` applies a sync that the
+    shrink rule would hold. A source that cannot be read is a ``failed`` run, not an error."""
+    with session_factory() as session:
+        source = kb_sources.get_source(session, source_id)
+    started, t0 = utcnow(), time.perf_counter()
+    try:
+        if source.kind == "site":
+            run, state = _sync_site(source, settings, session_factory, embedder, confirm, progress)
+        else:
+            run, state = _sync_files(source, settings, session_factory, embedder, confirm, progress)
+    except CitewallError as exc:
+        run, state = SyncRun(status="failed", started_at=started, note=str(exc)), None
+    timed = SyncRun(
+        status=run.status,
+        started_at=started,
+        duration_s=time.perf_counter() - t0,
+        added=run.added,
+        updated=run.updated,
+        unchanged=run.unchanged,
+        removed=run.removed,
+        refusals=run.refusals,
+        note=run.note,
+        stale=run.stale,
+    )
+    with session_factory() as session:
+        return kb_sources.record_sync(session, source.id, timed, state)
+
+
+def _sync_site(
+    source: RegisteredSource,
+    settings: Settings,
+    session_factory: SessionFactory,
+    embedder: Embedder | None,
+    confirm: bool,
+    progress: bool,
+) -> tuple[SyncRun, SourceState | None]:
+    def hold(crawl: CrawlResult, previous: Mapping[Site, PreviousCrawl]) -> str | None:
+        if confirm:
+            return None
+        for site in crawl.sites:
+            if site.prune_blocked is None:  # only a whole list can remove pages
+                stored = len(previous[site.site].pages)
+                if (reason := held_reason(stored, site.listed)) is not None:
+                    return f"{reason}; `citewall sync {source.id} --confirm` applies it"
+        return None
+
+    plan = plan_sites([source.location])
+    before = read_previous(plan, session_factory)
+    report = ingest_sites(
+        [source.location],
+        settings,
+        license=source.license,
+        prune=True,
+        progress=progress,
+        embedder=embedder,
+        session_factory=session_factory,
+        hold=hold,
+    )
+    refusals = tuple(Refused(r.url, r.reason) for r in report.refused)
+    if report.held is not None:
+        held = SyncRun(status="held", started_at=utcnow(), refusals=refusals, note=report.held)
+        return held, None
+    if all(site.listed == 0 and site.prune_blocked for site in report.crawl.sites):
+        note = "; ".join(f"{s.site.key}: {s.prune_blocked}" for s in report.crawl.sites)
+        failed = SyncRun(status="failed", started_at=utcnow(), refusals=refusals, note=note)
+        return failed, None
+    stored = {url for previous in before.values() for url in previous.pages}
+    unreadable = [r.url for r in report.refused if not r.gone and r.url in stored]
+    failing = failing_after(source.failing, unreadable)
+    after = read_previous(plan, session_factory)
+    card_ids = [page.card_id for previous in after.values() for page in previous.pages.values()]
+    r = report.ingest
+    run = SyncRun(
+        status="applied",
+        started_at=utcnow(),
+        added=r.added,
+        updated=r.updated,
+        unchanged=r.unchanged,
+        removed=r.deleted,
+        refusals=refusals,
+        note="; ".join(report.notes),
+        stale=tuple(stale_pages(failing, settings.sync_stale_after)),
+    )
+    return run, SourceState(card_ids, failing)
+
+
+def _sync_files(
+    source: RegisteredSource,
+    settings: Settings,
+    session_factory: SessionFactory,
+    embedder: Embedder | None,
+    confirm: bool,
+    progress: bool,
+) -> tuple[SyncRun, SourceState | None]:
+    path = Path(source.location)
+    if not path.exists():
+        note = f"{path} does not exist (moved or unmounted?); the KB keeps the source's cards"
+        return SyncRun(status="failed", started_at=utcnow(), note=note), None
+    loaded = load_cards([path], document_max_bytes=settings.document_max_bytes)
+    refusals = tuple(
+        Refused(f"{e.path}:{e.line}" if e.line else str(e.path or path), str(e))
+        for e in loaded.errors
+    )
+    previous = frozenset(source.card_ids)
+    listed = len(loaded.cards) + len(loaded.refused_ids)
+    if not confirm and (reason := held_reason(len(previous), listed)) is not None:
+        note = f"{reason}; `citewall sync {source.id} --confirm` applies it"
+        return SyncRun(status="held", started_at=utcnow(), refusals=refusals, note=note), None
+    # A card that could not be identified might be one the source still has: keep them all.
+    prune = not loaded.unidentified
+    report = ingest_cards(
+        loaded.cards,
+        settings,
+        embedder=embedder if embedder is not None else load_embedder(settings),
+        session_factory=session_factory,
+        prune=prune,
+        keep_ids=loaded.refused_ids,
+        prune_only=previous,
+        progress=progress,
+    )
+    kept = previous if not prune else previous & loaded.refused_ids
+    card_ids = sorted({c.id for c in loaded.cards} | kept)
+    note = "" if prune else "nothing removed: a refused card names no id"
+    run = SyncRun(
+        status="applied",
+        started_at=utcnow(),
+        added=report.added,
+        updated=report.updated,
+        unchanged=report.unchanged,
+        removed=report.deleted,
+        refusals=refusals,
+        note=note,
+    )
+    return run, SourceState(card_ids)
+
+
+def remove_source(
+    source_id: int,
+    settings: Settings,
+    *,
+    session_factory: SessionFactory,
+    embedder: Embedder | None = None,
+) -> tuple[RegisteredSource, int]:
+    """Unregister a source and delete the cards it brought, from every index; returns the
+    source and how many cards were deleted. The cards go first: if that fails, the source
+    stays registered and the removal can be run again."""
+    with session_factory() as session:
+        source = kb_sources.get_source(session, source_id)
+    deleted = 0
+    if source.card_ids:
+        report = ingest_cards(
+            [],
+            settings,
+            embedder=embedder if embedder is not None else load_embedder(settings),
+            session_factory=session_factory,
+            prune=True,
+            prune_only=frozenset(source.card_ids),
+            progress=False,
+        )
+        deleted = report.deleted
+    with session_factory() as session:
+        kb_sources.remove_source(session, source_id)
+    return source, deleted
