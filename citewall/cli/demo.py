@@ -69,11 +69,13 @@ def demo(
         # Deferred: models, indexes and FastAPI take seconds to import; `citewall --help`
         # should not.
         from citewall.cli.serve import run_server
+        from citewall.cli.sources import run_line
         from citewall.config import get_settings
-        from citewall.ingest.pipeline import ingest_paths
+        from citewall.ingest.sync import sync_source
         from citewall.retrieval.embedder import load_embedder
         from citewall.runtime import Runtime
-        from citewall.storage import db, schema
+        from citewall.storage import db, kb_sources, schema
+        from citewall.storage.types import utcnow
 
         settings = get_settings()
         kb_path = kb or default_kb()
@@ -83,13 +85,20 @@ def demo(
         typer.echo("citewall demo: loading the embedding model...", err=True)
         embedder = load_embedder(settings)
         engine = db.make_engine(settings.sqlalchemy_url)
-        report = ingest_paths(
-            [kb_path], settings, embedder=embedder, session_factory=db.make_session_factory(engine)
-        )
+        sessions = db.make_session_factory(engine)
+        # The demo KB is a registered source, synced like any other (the admin's source list
+        # is not empty on a fresh machine, and a card removed from the file leaves the KB).
+        kind = "folder" if kb_path.is_dir() else "cards"
+        location = str(kb_path.resolve())
+        with sessions() as session:
+            source = kb_sources.find_source(session, kind, location)
+            if source is None:
+                source = kb_sources.add_source(session, kind, location, now=utcnow())
+        run = sync_source(source.id, settings, session_factory=sessions, embedder=embedder)
         engine.dispose()
-        typer.echo(f"demo KB {kb_path}: {report.summary()}")
-        for err in report.errors:
-            typer.echo(f"refused: {err}", err=True)
+        typer.echo(f"demo KB {kb_path} (source {source.id}): {run_line(run)}")
+        for refused in run.refusals:
+            typer.echo(f"refused: {refused.reason}", err=True)
         runtime = Runtime.from_settings(with_demo_examples(settings, kb_path), embedder=embedder)
         tokens = demo_tokens(runtime.session_factory)
     port = port or settings.port

@@ -27,6 +27,8 @@ app = typer.Typer(help="Register the sources the KB is synced from.", no_args_is
 add_app = typer.Typer(help="Register a source.", no_args_is_help=True)
 app.add_typer(add_app, name="add")
 
+#: How long a claimed scheduled sync may run before another replica may claim it again.
+SYNC_LEASE_S = 3600
 EVERY_HELP = "Sync on this schedule (30m, 6h, 1d); without it, only `citewall sync` syncs it."
 
 
@@ -119,7 +121,7 @@ def list_command() -> None:
             str(len(source.card_ids)),
             _when(source.last_sync_at),
             _when(source.next_sync_at),
-            escape(_run_line(run)) if run else "never synced",
+            escape(run_line(run)) if run else "never synced",
         )
     Console(width=200).print(table)
 
@@ -137,7 +139,7 @@ def remove(source_id: int = typer.Argument(..., help="The source's id (`sources 
     print(f"removed source {source.id} ({source.kind} {source.location}) and {deleted} cards")
 
 
-def _run_line(run: SyncRun) -> str:
+def run_line(run: SyncRun) -> str:
     counts = (
         f"added {run.added}, updated {run.updated}, unchanged {run.unchanged}, "
         f"removed {run.removed}, refused {run.refused}"
@@ -150,7 +152,12 @@ def _run_line(run: SyncRun) -> str:
 
 def sync(
     source_ids: list[int] = typer.Argument(None, help="Sources to sync; default: all."),
-    due: bool = typer.Option(False, "--due", help="Only the sources whose schedule is due."),
+    due: bool = typer.Option(
+        False,
+        "--due",
+        help="Only the sources whose schedule is due, each claimed so that of several "
+        "replicas running this at once exactly one syncs it (for cron or a systemd timer).",
+    ),
     confirm: bool = typer.Option(
         False, "--confirm", help="Apply a sync held because the source shrank by half or more."
     ),
@@ -168,7 +175,7 @@ def sync(
                 if source_ids:
                     chosen = [kb_sources.get_source(session, i) for i in source_ids]
                 elif due:
-                    chosen = kb_sources.due_sources(session, utcnow())
+                    chosen = kb_sources.claim_due(session, utcnow(), SYNC_LEASE_S)
                 else:
                     chosen = kb_sources.list_sources(session)
             runs = [
@@ -189,7 +196,7 @@ def sync(
     if not runs:
         print("nothing to sync")
     for source, run in runs:
-        print(f"source {source.id} ({source.kind} {source.location}): {_run_line(run)}")
+        print(f"source {source.id} ({source.kind} {source.location}): {run_line(run)}")
         for refused in run.refusals:
             print(f"  refused {refused.where}: {refused.reason}")
         for url in run.stale:

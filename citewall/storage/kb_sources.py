@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from citewall.errors import ConflictError, NotFoundError
@@ -137,6 +137,14 @@ def list_sources(session: Session) -> list[RegisteredSource]:
         return [_source(r) for r in session.scalars(select(KBSource).order_by(KBSource.id))]
 
 
+def find_source(session: Session, kind: SourceKind, location: str) -> RegisteredSource | None:
+    """The source registered as ``kind`` at ``location``, if any."""
+    query = select(KBSource).where(KBSource.kind == kind, KBSource.location == location)
+    with storage_errors(session, "reading the source"):
+        row = session.scalar(query)
+    return _source(row) if row is not None else None
+
+
 def get_source(session: Session, source_id: int) -> RegisteredSource:
     with storage_errors(session, "reading the source"):
         row = session.get(KBSource, source_id)
@@ -145,15 +153,32 @@ def get_source(session: Session, source_id: int) -> RegisteredSource:
     return _source(row)
 
 
-def due_sources(session: Session, now: datetime) -> list[RegisteredSource]:
-    """Scheduled sources whose next sync is due, the longest waiting first."""
+def claim_due(session: Session, now: datetime, lease_s: int) -> list[RegisteredSource]:
+    """Claim the scheduled sources whose next sync is due, the longest waiting first, so that
+    of several replicas (or cron jobs) asking at once exactly one syncs each.
+
+    A claim moves the source's next sync ``lease_s`` ahead, if no one moved it since it was
+    read (a compare-and-set, atomic on SQLite and PostgreSQL alike); the sync's run then sets
+    the real next time. A claimer that dies loses its claim when the lease ends.
+    """
     query = (
-        select(KBSource)
+        select(KBSource.id, KBSource.next_sync_at)
         .where(KBSource.next_sync_at.is_not(None), KBSource.next_sync_at <= now)
         .order_by(KBSource.next_sync_at, KBSource.id)
     )
-    with storage_errors(session, "reading the due sources"):
-        return [_source(r) for r in session.scalars(query)]
+    lease_until = now + timedelta(seconds=lease_s)
+    claimed: list[int] = []
+    with storage_errors(session, "claiming the due sources"):
+        for source_id, seen in session.execute(query).all():
+            moved = session.execute(
+                update(KBSource)
+                .where(KBSource.id == source_id, KBSource.next_sync_at == seen)
+                .values(next_sync_at=lease_until)
+            )
+            session.commit()
+            if moved.rowcount == 1:  # type: ignore[attr-defined]  # a CursorResult
+                claimed.append(source_id)
+        return [_source(row) for i in claimed if (row := session.get(KBSource, i)) is not None]
 
 
 def record_sync(
