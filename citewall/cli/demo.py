@@ -75,6 +75,7 @@ def demo(
         from citewall.retrieval.embedder import load_embedder
         from citewall.runtime import Runtime
         from citewall.storage import db, kb_sources, schema
+        from citewall.storage.models import SourceKind
         from citewall.storage.types import utcnow
 
         settings = get_settings()
@@ -88,13 +89,15 @@ def demo(
         sessions = db.make_session_factory(engine)
         # The demo KB is a registered source, synced like any other (the admin's source list
         # is not empty on a fresh machine, and a card removed from the file leaves the KB).
-        kind = "folder" if kb_path.is_dir() else "cards"
+        kind: SourceKind = "folder" if kb_path.is_dir() else "cards"
         location = str(kb_path.resolve())
         with sessions() as session:
             source = kb_sources.find_source(session, kind, location)
             if source is None:
                 source = kb_sources.add_source(session, kind, location, now=utcnow())
-        run = sync_source(source.id, settings, session_factory=sessions, embedder=embedder)
+        run = sync_source(
+            source.id, settings, session_factory=sessions, embedder=embedder, progress=True
+        )
         engine.dispose()
         typer.echo(f"demo KB {kb_path} (source {source.id}): {run_line(run)}")
         for refused in run.refusals:

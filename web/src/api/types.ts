@@ -532,6 +532,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/sources": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Sources
+     * @description Every registered source, with its schedule, card count and last sync.
+     */
+    get: operations["list_sources_api_v1_admin_sources_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/sources/{source_id}/runs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Source Runs
+     * @description A source's syncs, newest first.
+     */
+    get: operations["source_runs_api_v1_admin_sources__source_id__runs_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/healthz": {
     parameters: {
       query?: never;
@@ -1413,6 +1453,32 @@ export interface components {
       updated_at: string;
     };
     /**
+     * RegisteredSourcePublic
+     * @description A registered source with its schedule, card count and last sync.
+     */
+    RegisteredSourcePublic: {
+      /** Id */
+      id: number;
+      /**
+       * Kind
+       * @enum {string}
+       */
+      kind: "site" | "folder" | "cards";
+      /** Location */
+      location: string;
+      /** License */
+      license: string | null;
+      /** Every S */
+      every_s: number | null;
+      /** Cards */
+      cards: number;
+      /** Last Sync At */
+      last_sync_at: string | null;
+      /** Next Sync At */
+      next_sync_at: string | null;
+      last_run: components["schemas"]["SyncRunPublic"] | null;
+    };
+    /**
      * RetrievalEventRow
      * @description One retrieved card of one answer: its rank and score at every stage (None: the stage
      *     did not run or did not rank it).
@@ -1561,6 +1627,50 @@ export interface components {
         [key: string]: string;
       };
     };
+    /** SyncRefusal */
+    SyncRefusal: {
+      /** Where */
+      where: string;
+      /** Reason */
+      reason: string;
+    };
+    /**
+     * SyncRunPublic
+     * @description One sync: applied, held (the source shrank by half or more: an admin confirms it with
+     *     ``citewall sync ID --confirm``) or failed (the source could not be read).
+     */
+    SyncRunPublic: {
+      /** Id */
+      id: number;
+      /**
+       * Status
+       * @enum {string}
+       */
+      status: "applied" | "held" | "failed";
+      /**
+       * Started At
+       * Format: date-time
+       */
+      started_at: string;
+      /** Duration S */
+      duration_s: number;
+      /** Added */
+      added: number;
+      /** Updated */
+      updated: number;
+      /** Unchanged */
+      unchanged: number;
+      /** Removed */
+      removed: number;
+      /** Refused */
+      refused: number;
+      /** Refusals */
+      refusals: components["schemas"]["SyncRefusal"][];
+      /** Note */
+      note: string;
+      /** Stale */
+      stale: string[];
+    };
     /**
      * UnreadableStored
      * @description A stored value that is not the object it should be (``null``, a JSON string, a number, a
@@ -1638,6 +1748,7 @@ export type MePublic = components["schemas"]["MePublic"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
 export type RatedAnswer = components["schemas"]["RatedAnswer"];
+export type RegisteredSourcePublic = components["schemas"]["RegisteredSourcePublic"];
 export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
@@ -1645,6 +1756,8 @@ export type SearchResultPublic = components["schemas"]["SearchResultPublic"];
 export type SessionPublic = components["schemas"]["SessionPublic"];
 export type SignInRequest = components["schemas"]["SignInRequest"];
 export type SourcePublic = components["schemas"]["SourcePublic"];
+export type SyncRefusal = components["schemas"]["SyncRefusal"];
+export type SyncRunPublic = components["schemas"]["SyncRunPublic"];
 export type UnreadableStored = components["schemas"]["UnreadableStored"];
 export type ValidationError = components["schemas"]["ValidationError"];
 export type $defs = Record<string, never>;
@@ -3676,6 +3789,140 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MemberExposureReport"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_sources_api_v1_admin_sources_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RegisteredSourcePublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  source_runs_api_v1_admin_sources__source_id__runs_get: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        source_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SyncRunPublic"][];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */

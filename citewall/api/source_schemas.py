@@ -1,0 +1,91 @@
+"""Wire schemas of the registered KB sources and their syncs, for the admin pages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from citewall.storage.kb_sources import RegisteredSource, SyncRun
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class SyncRefusal(BaseModel):
+    model_config = _STRICT
+
+    #: A URL, or file:line.
+    where: str
+    reason: str
+
+
+class SyncRunPublic(BaseModel):
+    """One sync: applied, held (the source shrank by half or more: an admin confirms it with
+    ``citewall sync ID --confirm``) or failed (the source could not be read)."""
+
+    model_config = _STRICT
+
+    id: int
+    status: Literal["applied", "held", "failed"]
+    started_at: datetime
+    duration_s: float
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    refused: int
+    refusals: list[SyncRefusal]
+    note: str
+    #: Pages kept though the last ``sync_stale_after`` syncs could not read them.
+    stale: list[str]
+
+
+class RegisteredSourcePublic(BaseModel):
+    """A registered source with its schedule, card count and last sync."""
+
+    model_config = _STRICT
+
+    id: int
+    kind: Literal["site", "folder", "cards"]
+    location: str
+    license: str | None
+    every_s: int | None
+    cards: int
+    last_sync_at: datetime | None
+    next_sync_at: datetime | None
+    last_run: SyncRunPublic | None
+
+
+def sync_run_public(run: SyncRun) -> SyncRunPublic:
+    assert run.id is not None  # a stored run
+    return SyncRunPublic(
+        id=run.id,
+        status=run.status,
+        started_at=run.started_at,
+        duration_s=round(run.duration_s, 3),
+        added=run.added,
+        updated=run.updated,
+        unchanged=run.unchanged,
+        removed=run.removed,
+        refused=run.refused,
+        refusals=[SyncRefusal(where=r.where, reason=r.reason) for r in run.refusals],
+        note=run.note,
+        stale=list(run.stale),
+    )
+
+
+def registered_source_public(
+    source: RegisteredSource, last_run: SyncRun | None
+) -> RegisteredSourcePublic:
+    return RegisteredSourcePublic(
+        id=source.id,
+        kind=source.kind,
+        location=source.location,
+        license=source.license,
+        every_s=source.every_s,
+        cards=len(source.card_ids),
+        last_sync_at=source.last_sync_at,
+        next_sync_at=source.next_sync_at,
+        last_run=sync_run_public(last_run) if last_run is not None else None,
+    )
