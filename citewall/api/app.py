@@ -29,6 +29,7 @@ from citewall.api.routes import (
     auth,
     chat,
     conversations,
+    eval_questions,
     examples,
     feedback,
     health,
@@ -72,7 +73,18 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    for module in (chat, conversations, feedback, examples, search, me, auth, admin, health):
+    for module in (
+        chat,
+        conversations,
+        feedback,
+        examples,
+        search,
+        me,
+        auth,
+        admin,
+        eval_questions,
+        health,
+    ):
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)

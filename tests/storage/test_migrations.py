@@ -32,6 +32,7 @@ TABLES = {
     "cards",
     "exposures",
     "exposure_reservations",
+    "eval_questions",
     "feedback",
     "used_host_tokens",
 }
@@ -47,10 +48,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0010"
+        assert current_revision(engine) == head_revision() == "0014"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0014"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -63,7 +64,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0014"
     finally:
         engine.dispose()
 
