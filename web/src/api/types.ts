@@ -532,6 +532,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/eval-questions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Eval Questions
+     * @description Every saved test question, oldest first.
+     */
+    get: operations["list_eval_questions_api_v1_admin_eval_questions_get"];
+    put?: never;
+    /**
+     * Save Eval Question
+     * @description Save the question a stored answer answered (from a conversation, a knowledge gap or a
+     *     rated answer) as a test question, with the card(s) that should have answered it or
+     *     ``unanswerable``. Saving the same answer again replaces its test question. 404 for an
+     *     unknown answer; 422 for an unknown card, or neither or both of expected and unanswerable.
+     */
+    post: operations["save_eval_question_api_v1_admin_eval_questions_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/eval-questions.jsonl": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export Eval Questions
+     * @description The saved test questions as a questions file for ``citewall eval kb QUESTIONS.jsonl``:
+     *     one JSON object a line (``id``, ``question``, ``expected`` or ``unanswerable``, ``facts``,
+     *     ``conversation``).
+     */
+    get: operations["export_eval_questions_api_v1_admin_eval_questions_jsonl_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/eval-questions/{question_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete Eval Question
+     * @description Remove a saved test question (404 when there is none).
+     */
+    delete: operations["delete_eval_question_api_v1_admin_eval_questions__question_id__delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/healthz": {
     parameters: {
       query?: never;
@@ -999,6 +1068,79 @@ export interface components {
         | {
             [key: string]: unknown;
           }[];
+    };
+    /**
+     * EvalQuestionAdmin
+     * @description A saved test question as stored.
+     */
+    EvalQuestionAdmin: {
+      /** Id */
+      id: number;
+      /** Question */
+      question: string;
+      /** Expected */
+      expected: string[];
+      /** Unanswerable */
+      unanswerable: boolean;
+      /** Facts */
+      facts: string[];
+      /** Conversation */
+      conversation: components["schemas"]["EvalQuestionTurn"][];
+      /**
+       * Source
+       * @enum {string}
+       */
+      source: "conversation" | "gap" | "feedback";
+      /** Message Id */
+      message_id: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Updated At
+       * Format: date-time
+       */
+      updated_at: string;
+    };
+    /**
+     * EvalQuestionCreate
+     * @description Save the question a stored answer answered as a test question: the card(s) that should
+     *     have answered it (``expected``), or ``unanswerable``; optionally the facts its answer must
+     *     state. ``source`` says where the admin saw it.
+     */
+    EvalQuestionCreate: {
+      /**
+       * Message Id
+       * @description The stored answer
+       */
+      message_id: string;
+      /**
+       * Source
+       * @default conversation
+       * @enum {string}
+       */
+      source: "conversation" | "gap" | "feedback";
+      /** Expected */
+      expected?: string[];
+      /**
+       * Unanswerable
+       * @default false
+       */
+      unanswerable: boolean;
+      /** Facts */
+      facts?: string[];
+    };
+    /** EvalQuestionTurn */
+    EvalQuestionTurn: {
+      /**
+       * Role
+       * @enum {string}
+       */
+      role: "user" | "assistant";
+      /** Content */
+      content: string;
     };
     /**
      * ExamplesPublic
@@ -1617,6 +1759,9 @@ export type ConversationRename = components["schemas"]["ConversationRename"];
 export type ConversationSummaryPublic = components["schemas"]["ConversationSummaryPublic"];
 export type EntryPerformanceRow = components["schemas"]["EntryPerformanceRow"];
 export type ErrorPublic = components["schemas"]["ErrorPublic"];
+export type EvalQuestionAdmin = components["schemas"]["EvalQuestionAdmin"];
+export type EvalQuestionCreate = components["schemas"]["EvalQuestionCreate"];
+export type EvalQuestionTurn = components["schemas"]["EvalQuestionTurn"];
 export type ExamplesPublic = components["schemas"]["ExamplesPublic"];
 export type ExposureBudget = components["schemas"]["ExposureBudget"];
 export type ExposureCard = components["schemas"]["ExposureCard"];
@@ -3677,6 +3822,297 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["MemberExposureReport"];
         };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_eval_questions_api_v1_admin_eval_questions_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EvalQuestionAdmin"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  save_eval_question_api_v1_admin_eval_questions_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EvalQuestionCreate"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EvalQuestionAdmin"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description An unknown card, or neither or both of expected and unanswerable. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  export_eval_questions_api_v1_admin_eval_questions_jsonl_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One question a line */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/jsonl": unknown;
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  delete_eval_question_api_v1_admin_eval_questions__question_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        question_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
