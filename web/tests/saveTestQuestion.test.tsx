@@ -9,8 +9,14 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { AdminTurn, citedCards } from "../src/admin/AdminConversationView";
+import { GapsReport } from "../src/admin/AdminGaps";
 import { questionRequest } from "../src/admin/SaveTestQuestion";
-import type { AdminMessage, EvalQuestionAdmin, EvalQuestionCreate } from "../src/api/types";
+import type {
+  AdminMessage,
+  EvalQuestionAdmin,
+  EvalQuestionCreate,
+  KnowledgeGapReport,
+} from "../src/api/types";
 
 const answer: AdminMessage = {
   id: "m2",
@@ -159,5 +165,75 @@ describe("saving from the conversation view", () => {
         "not in the knowledge base",
       ),
     );
+  });
+});
+
+const gaps: KnowledgeGapReport = {
+  period: "week",
+  low_support_below: 0.5,
+  min_coverage: 0.7,
+  since: null,
+  until: null,
+  questions: 1,
+  truncated: false,
+  groups: [
+    {
+      question: "do you ship to mars",
+      count: 1,
+      not_found: 1,
+      low_coverage: 1,
+      rated_down: 0,
+      low_support: 0,
+      last_asked: "2026-03-10T10:00:00Z",
+      per_period: [{ period_start: "2026-03-09", count: 1 }],
+      examples: [
+        {
+          message_id: "m9",
+          conversation_id: "c9",
+          question: "do you ship to mars",
+          answer_status: "not_found",
+          support: null,
+          asked_at: "2026-03-10T10:00:00Z",
+          reason: "not_found",
+          coverage: 0.0,
+          rating: null,
+        },
+      ],
+    },
+  ],
+  answered_badly_questions: 0,
+  answered_badly: [],
+};
+
+describe("saving from the knowledge gaps", () => {
+  it("offers each listed question, saved as a gap", async () => {
+    const container = document.createElement("div");
+    document.body.append(container);
+    const root = createRoot(container);
+    const onSave = vi.fn((body: EvalQuestionCreate) => Promise.resolve(saved(body)));
+    act(() => root.render(<GapsReport report={gaps} onSaveQuestion={onSave} />));
+    act(() => {
+      container
+        .querySelector<HTMLInputElement>("[data-testid=test-question-unanswerable]")!
+        .click();
+    });
+    await act(async () => {
+      container
+        .querySelector("form")!
+        .dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+      await Promise.resolve();
+    });
+    expect(onSave).toHaveBeenCalledWith({
+      message_id: "m9",
+      source: "gap",
+      unanswerable: true,
+      expected: [],
+      facts: [],
+    });
+    expect(renderToStaticMarkup(<GapsReport report={gaps} />)).not.toContain(
+      "Save as test question",
+    );
+    act(() => root.unmount());
+    container.remove();
   });
 });
