@@ -265,9 +265,12 @@ def own_kb(
         from citewall_evals.own_kb.gate import Thresholds
         from citewall_evals.own_kb.questions import load_kb_questions
         from citewall_evals.own_kb.report import write_kb_reports
-        from citewall_evals.own_kb.run import KbEvalOptions, evaluate_own_kb
+        from citewall_evals.own_kb.run import KbEvalOptions, evaluate_own_kb, saved_figures
 
-        load_kb_questions(questions)  # a malformed file stops before any model loads
+        # A malformed file or a missing baseline stops before any model loads.
+        load_kb_questions(questions)
+        if baseline is not None:
+            saved_figures(baseline)
         options = KbEvalOptions(
             questions=questions,
             thresholds=Thresholds(

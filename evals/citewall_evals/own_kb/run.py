@@ -140,6 +140,8 @@ def evaluate_own_kb(
     """Measure the deployment of ``runtime`` on the questions file, then apply the thresholds
     and the baseline. Never raises for a failed figure: it is in the result."""
     questions = load_kb_questions(options.questions)
+    if options.baseline is not None:
+        saved_figures(options.baseline)
     name = str(options.questions)
     timings: dict[str, float] = {}
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -241,6 +243,17 @@ def _row(q: KbQuestion, answer: Answer, gold: tuple[str, ...]) -> dict[str, Any]
     }
 
 
+def saved_figures(path: Path) -> dict[str, float]:
+    """The figures a ``--save-baseline`` run wrote to ``path``; ``UserError`` when there are
+    none (checked before the run too, so a typo costs no minutes)."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such baseline file (write one with --save-baseline)")
+    table = baseline_mod.profile_metrics(baseline_mod.load_baseline(path), PROFILE)
+    if table is None:
+        raise UserError(f"{path}: no {PROFILE!r} figures in it (write them with --save-baseline)")
+    return table
+
+
 def _baseline(result: KbEvalResult, options: KbEvalOptions) -> None:
     current = result.metrics()
     if options.save_baseline is not None:
@@ -249,15 +262,6 @@ def _baseline(result: KbEvalResult, options: KbEvalOptions) -> None:
         result.baseline_note = f"baseline saved in {options.save_baseline}"
     if options.baseline is None:
         return
-    if not options.baseline.is_file():
-        raise UserError(
-            f"{options.baseline}: no such baseline file (write one with --save-baseline)"
-        )
-    table = baseline_mod.profile_metrics(baseline_mod.load_baseline(options.baseline), PROFILE)
-    if table is None:
-        raise UserError(
-            f"{options.baseline}: no {PROFILE!r} figures in it (write them with --save-baseline)"
-        )
-    result.comparisons = baseline_mod.compare(table, current)
+    result.comparisons = baseline_mod.compare(saved_figures(options.baseline), current)
     note = f"compared with {options.baseline}"
     result.baseline_note = f"{result.baseline_note}; {note}" if result.baseline_note else note

@@ -213,6 +213,9 @@ def test_a_malformed_questions_file_or_an_unknown_card_is_exit_2(
     (tmp_path / "questions.jsonl").write_text(
         '{"question": "q", "expected": ["https://help.kestrel.test/nowhere"]}\n', encoding="utf-8"
     )
+    missing = eval_kb("--baseline", "nowhere.json")
+    assert missing.exit_code == 2
+    assert "error: nowhere.json: no such baseline file" in missing.output
     unknown = eval_kb()
     assert unknown.exit_code == 2
     assert (
