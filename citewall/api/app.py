@@ -29,6 +29,7 @@ from citewall.api.routes import (
     auth,
     chat,
     conversations,
+    eval_questions,
     examples,
     feedback,
     health,
@@ -73,7 +74,19 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    routers = (chat, conversations, feedback, examples, search, me, auth, admin, sources, health)
+    routers = (
+        chat,
+        conversations,
+        feedback,
+        examples,
+        search,
+        me,
+        auth,
+        admin,
+        sources,
+        eval_questions,
+        health,
+    )
     for module in routers:
         app.include_router(module.router)
     app.include_router(build_docs_router())

@@ -6,7 +6,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,6 +15,7 @@ from citewall.cli.evals_package import require_evals
 
 if TYPE_CHECKING:
     from citewall_evals.harness import EvalRun
+    from citewall_evals.own_kb.result import KbEvalResult
 
 app = typer.Typer(
     help="Evaluate retrieval, citation quality and the corpus boundary (red-team gate). "
@@ -196,6 +197,123 @@ def retrieval(
         f"(dev nDCG@10 {t['ndcg@10']:.3f})"
     )
     typer.echo(f"ANN recall@10 (Chroma vs exact): {result['ann_recall@10']:.4f}")
+
+
+def _share(option: str, help: str) -> Any:
+    """A ``--min-*``/``--max-*`` option: a share between 0 and 1, unset by default."""
+    return typer.Option(None, option, min=0.0, max=1.0, help=help)
+
+
+@app.command("kb")
+def own_kb(
+    questions: Path = typer.Argument(..., help="The questions file (JSONL, docs/evaluation.md)."),
+    out: Path = typer.Option(
+        Path("reports"), "--out", help="Directory for eval-kb.md/.html/.json."
+    ),
+    min_hit_at_1: float | None = _share("--min-hit-at-1", "Floor on served hit@1."),
+    min_hit_at_5: float | None = _share("--min-hit-at-5", "Floor on served hit@5."),
+    min_mrr: float | None = _share("--min-mrr", "Floor on served MRR."),
+    min_answered: float | None = _share(
+        "--min-answered", "Floor on the answered rate of the answerable questions."
+    ),
+    min_not_found_recall: float | None = _share(
+        "--min-not-found-recall", "Floor on not_found recall of the unanswerable questions."
+    ),
+    min_nugget_recall: float | None = _share(
+        "--min-nugget-recall", "Floor on nugget recall (questions with facts)."
+    ),
+    min_citation_precision: float | None = _share(
+        "--min-citation-precision", "Floor on citation precision."
+    ),
+    min_citation_recall: float | None = _share(
+        "--min-citation-recall", "Floor on citation recall."
+    ),
+    max_dangling_rate: float | None = _share(
+        "--max-dangling-rate", "Ceiling on the share of answers with a dangling reference."
+    ),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="Fail on a figure below this saved baseline (its tolerances)."
+    ),
+    save_baseline: Path | None = typer.Option(
+        None, "--save-baseline", help="Save this run's figures as a baseline file."
+    ),
+) -> None:
+    """Measure the configured deployment (data dir, database, Chroma: what `citewall serve`
+    runs) on a team's own questions: retrieval per path, answered and not_found rates, nugget
+    recall, citation quality, dangling references. Nothing is stored in the deployment.
+
+    Exit codes: 0 when every figure meets its threshold and the baseline; 1 otherwise (the
+    report says which); 2 for a bad questions file, an unknown expected card, a usage error or
+    without the evaluation package.
+    """
+    logging.basicConfig(level=logging.WARNING)
+    floors = {
+        "hit_at_1": min_hit_at_1,
+        "hit_at_5": min_hit_at_5,
+        "mrr": min_mrr,
+        "answered": min_answered,
+        "not_found_recall": min_not_found_recall,
+        "nugget_recall": min_nugget_recall,
+        "citation_precision": min_citation_precision,
+        "citation_recall": min_citation_recall,
+    }
+    with cli_errors():
+        require_evals()
+        # Deferred: the evaluation package is a separate install, and loads models.
+        from citewall.config import get_settings
+        from citewall.runtime import Runtime
+        from citewall_evals.own_kb.gate import Thresholds
+        from citewall_evals.own_kb.questions import load_kb_questions
+        from citewall_evals.own_kb.report import write_kb_reports
+        from citewall_evals.own_kb.run import KbEvalOptions, evaluate_own_kb, saved_figures
+
+        # A malformed file or a missing baseline stops before any model loads.
+        load_kb_questions(questions)
+        if baseline is not None:
+            saved_figures(baseline)
+        options = KbEvalOptions(
+            questions=questions,
+            thresholds=Thresholds(
+                {k: v for k, v in floors.items() if v is not None}, max_dangling_rate
+            ),
+            baseline=baseline,
+            save_baseline=save_baseline,
+        )
+        t0 = time.perf_counter()
+        typer.echo("- loading the deployment (models, database, indexes)", err=True)
+        runtime = Runtime.from_settings(get_settings())
+        try:
+            result = evaluate_own_kb(
+                runtime, options, progress=lambda msg: typer.echo(f"- {msg}", err=True)
+            )
+        finally:
+            runtime.close()
+        files = write_kb_reports(result.as_dict(), out)
+    _print_kb_summary(result, time.perf_counter() - t0)
+    for kind, written in files.items():
+        typer.echo(f"report ({kind}): {written}")
+    raise typer.Exit(0 if result.passed else 1)
+
+
+def _print_kb_summary(result: KbEvalResult, elapsed_s: float) -> None:
+    typer.echo(f"{result.questions_file}: {elapsed_s:.1f} s")
+    for path, scores in result.retrieval.items():
+        typer.echo(
+            f"retrieval {path:<7} ({scores.label}): hit@1 {scores.hit_at_1:.3f}  "
+            f"hit@5 {scores.hit_at_5:.3f}  MRR {scores.mrr:.3f}"
+        )
+    for metric, value in result.metrics().items():
+        if not metric.startswith("retrieval."):
+            typer.echo(f"{metric}: {value:.3f}")
+    for failure in result.threshold_failures:
+        typer.echo(f"  FAILED {failure}")
+    for comp in result.regressions:
+        typer.echo(
+            f"  REGRESSED {comp.metric}: {comp.baseline} -> {comp.current} (tol {comp.tolerance})"
+        )
+    if result.baseline_note:
+        typer.echo(result.baseline_note)
+    typer.echo("PASS" if result.passed else "FAIL")
 
 
 @app.command("extraction")

@@ -187,3 +187,9 @@ def card_texts(session: Session) -> list[tuple[str, bool]]:
     with storage_errors(session, "reading the card texts"):
         rows = session.execute(select(CardRow.title, CardRow.body, CardRow.is_external))
         return [(f"{title}\n{body}", bool(external)) for title, body, external in rows]
+
+
+def every_card(session: Session) -> list[CardRow]:
+    """The whole catalogue, by id (what an evaluation of the deployment's KB reads)."""
+    with storage_errors(session, "reading the card catalogue"):
+        return list(session.scalars(select(CardRow).order_by(CardRow.id)))

@@ -452,3 +452,44 @@ class IngestRun(Base):
 
     def __repr__(self) -> str:
         return f"IngestRun(id={self.id!r}, source_id={self.source_id!r}, status={self.status!r})"
+
+#: Where an admin saved a test question from: a conversation turn, a knowledge gap, a rated answer.
+EvalQuestionSource = Literal["conversation", "gap", "feedback"]
+EVAL_QUESTION_SOURCES: tuple[EvalQuestionSource, ...] = ("conversation", "gap", "feedback")
+
+
+class EvalQuestion(Base):
+    """A test question an admin saved from a stored answer ("Save as test question"): the
+    member's question, the earlier messages of its conversation, and either the cards that
+    should have answered it or that the knowledge base cannot (``unanswerable``). Exported as
+    a line of ``citewall eval kb``'s questions file (``storage.eval_questions``).
+
+    One per answer: saving the same answer again replaces it. The answer may go (its member
+    deleted, the conversation purged): the question stays, ``message_id`` NULL.
+    """
+
+    __tablename__ = "eval_questions"
+    __table_args__ = (
+        CheckConstraint("source IN ('conversation', 'gap', 'feedback')", name="source"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    question: Mapped[str] = mapped_column(TextType())
+    #: Card ids that answer it (empty when ``unanswerable``).
+    expected: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    unanswerable: Mapped[bool] = mapped_column(Boolean, default=False)
+    facts: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    #: The earlier messages, oldest first: ``{"role", "content"}`` (content as stored).
+    conversation: Mapped[list[dict[str, str]]] = mapped_column(JSONType(), default=list)
+    source: Mapped[EvalQuestionSource] = mapped_column(String(16))
+    message_id: Mapped[str | None] = mapped_column(
+        ForeignKey("messages.id", ondelete="SET NULL"), unique=True, default=None
+    )
+    created_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"EvalQuestion(id={self.id!r}, source={self.source!r})"

@@ -21,7 +21,7 @@ import json
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -82,7 +82,7 @@ from citewall_evals.quality.staff_replay import staff_only_figures
 from citewall_evals.quality.support import SupportJudge
 from citewall_evals.questions import Question, labelled_split, stratified
 from citewall_evals.redteam.cases import RedteamCase, indirect_cases, load_direct_cases
-from citewall_evals.redteam.catalogue import load_cards
+from citewall_evals.redteam.catalogue import KbCard, load_cards
 from citewall_evals.redteam.gate import run_gate
 from citewall_evals.report import baseline as baseline_mod
 from citewall_evals.report.html import render_html
@@ -446,10 +446,18 @@ def _evaluate_demo(
 def transferred_judge(ws: EvalWorkspace) -> tuple[SupportJudge, dict[str, Any]]:
     """The support judge over ``ws``'s cards, with the thresholds calibrated on the demo's
     hand labels (they name demo cards; no KB but the demo has support labels)."""
-    demo = SupportJudge(ws.embedder, {c.id: c for c in load_cards([require(DEMO_CARDS)])})
+    return judge_calibrated_on_demo(ws.embedder, ws.catalogue.cards)
+
+
+def judge_calibrated_on_demo(
+    embedder: Embedder, cards: Mapping[str, KbCard]
+) -> tuple[SupportJudge, dict[str, Any]]:
+    """The support judge over ``cards`` with the thresholds fitted on the demo's support
+    labels, and that calibration (``transferred_judge``; ``citewall eval kb`` too)."""
+    demo = SupportJudge(embedder, {c.id: c for c in load_cards([require(DEMO_CARDS)])})
     calibration = calibrate(demo, load_labels(require(SUPPORT_LABELS))).as_dict()
     calibration["calibrated_on"] = "demo support labels"
-    return SupportJudge(ws.embedder, ws.catalogue.cards, demo.thresholds), calibration
+    return SupportJudge(embedder, cards, demo.thresholds), calibration
 
 
 def evaluate_kb(

@@ -49,6 +49,7 @@ COMMANDS = [
     ["eval", "--fast"],
     ["eval", "retrieval"],
     ["eval", "extraction", "--fast"],
+    ["eval", "kb", "questions.jsonl"],
     ["bench", "retrieval"],
     ["bench", "api"],
     ["bench", "models"],

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citewall_evals.retrieval.metrics import (
+    hit_at_k,
     ndcg_at_k,
     recall_at_k,
     reciprocal_rank,
@@ -52,3 +53,13 @@ def test_score_rankings_means_and_rejects_mismatch() -> None:
     assert (s.ndcg_at_10, s.recall_at_10, s.mrr, s.questions) == (0.5, 0.5, 0.5, 2)
     with pytest.raises(ValueError, match="1 rankings for 2"):
         score_rankings("dense", [["a"]], [{"a"}, {"b"}])
+
+
+@given(ids, ids)
+def test_hits_agree_with_the_reciprocal_rank(ranking: list[str], gold: list[str]) -> None:
+    one, five = hit_at_k(ranking, gold, 1), hit_at_k(ranking, gold, 5)
+    assert one <= five
+    assert one == (1.0 if reciprocal_rank(ranking, gold) == 1.0 else 0.0)
+    assert five == (1.0 if reciprocal_rank(ranking, gold) >= 0.2 else 0.0)
+    scores = score_rankings("p", [ranking], [gold])
+    assert (scores.hit_at_1, scores.hit_at_5) == (one, five)

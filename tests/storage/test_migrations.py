@@ -32,6 +32,7 @@ TABLES = {
     "cards",
     "exposures",
     "exposure_reservations",
+    "eval_questions",
     "feedback",
     "used_host_tokens",
     "kb_sources",

@@ -49,6 +49,17 @@ def reciprocal_rank(ranking: Sequence[str], relevant: Iterable[str]) -> float:
     return 0.0
 
 
+def hit_at_k(ranking: Sequence[str], relevant: Iterable[str], k: int) -> float:
+    """1.0 when some relevant id is in the top ``k``, else 0.0; its mean is hit@k (the share of
+    questions answered by one of the first ``k`` cards).
+
+    >>> hit_at_k(["b", "a"], {"a"}, 1), hit_at_k(["b", "a"], {"a"}, 5)
+    (0.0, 1.0)
+    """
+    rel = frozenset(relevant)
+    return 1.0 if rel & set(ranking[:k]) else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class PathScores:
     """Mean metrics of one ranking method over a split; ``label`` is what really ran."""
@@ -59,12 +70,16 @@ class PathScores:
     mrr: float
     questions: int
     label: str = ""
+    hit_at_1: float = 0.0
+    hit_at_5: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "ndcg@10": self.ndcg_at_10,
             "recall@10": self.recall_at_10,
             "mrr": self.mrr,
+            "hit@1": self.hit_at_1,
+            "hit@5": self.hit_at_5,
             "questions": self.questions,
             "label": self.label,
         }
@@ -76,7 +91,7 @@ def score_rankings(
     golds: Sequence[Iterable[str]],
     label: str = "",
 ) -> PathScores:
-    """Mean nDCG@10, recall@10 and MRR of ``rankings[i]`` against ``golds[i]``."""
+    """Mean nDCG@10, recall@10, MRR, hit@1 and hit@5 of ``rankings[i]`` against ``golds[i]``."""
     if len(rankings) != len(golds):
         raise ValueError(f"{len(rankings)} rankings for {len(golds)} gold lists")
     pairs = list(zip(rankings, [frozenset(g) for g in golds], strict=True))
@@ -89,4 +104,6 @@ def score_rankings(
         mrr=fmean(reciprocal_rank(r, g) for r, g in pairs),
         questions=len(pairs),
         label=label or path,
+        hit_at_1=fmean(hit_at_k(r, g, 1) for r, g in pairs),
+        hit_at_5=fmean(hit_at_k(r, g, 5) for r, g in pairs),
     )

@@ -38,6 +38,8 @@ class StageRuns:
     dense: list[list[str]] = field(default_factory=list)
     bm25: list[list[str]] = field(default_factory=list)
     parent: dict[str, str] = field(default_factory=dict)
+    #: Why BM25 did not run (a deployment without its lexical index), or None.
+    lexical_problem: str | None = None
 
     def cards(self, chunk_ids: Sequence[str]) -> list[str]:
         """Card ranking of a chunk ranking: the best chunk of each card, in order."""
@@ -45,14 +47,20 @@ class StageRuns:
         return [self.parent[c] for c in best_per_parent(known, self.parent.__getitem__)]
 
 
-def stage_runs(retriever: HybridRetriever, questions: Sequence[Question]) -> StageRuns:
-    """Run the dense and BM25 stages once per question (fusion is then cheap to re-run)."""
+def stage_runs(
+    retriever: HybridRetriever, questions: Sequence[Question], *, lexical_required: bool = True
+) -> StageRuns:
+    """Run the dense and BM25 stages once per question (fusion is then cheap to re-run).
+
+    A BM25 stage that cannot run is a ``UserError``; without ``lexical_required`` it is
+    recorded (``lexical_problem``) and BM25 ranks nothing, as in the served ``dense_only``."""
     runs = StageRuns()
     for q in questions:
         runs.dense.append([h.chunk_id for h in retriever.dense(retriever.embed(q.question))])
         hits, problem = retriever.lexical_hits(q.question)
-        if problem:
+        if problem and lexical_required:
             raise UserError(f"cannot evaluate BM25: {problem}")
+        runs.lexical_problem = runs.lexical_problem or problem
         runs.bm25.append([h.chunk_id for h in hits])
     ids = sorted({c for ranking in runs.dense + runs.bm25 for c in ranking})
     runs.parent = {cid: r.parent_id for cid, r in retriever.read(ids).items()}
@@ -113,10 +121,13 @@ def evaluate_paths(
     *,
     reranker: Reranker | None = None,
     served: bool = True,
+    lexical_required: bool = True,
 ) -> dict[str, PathScores]:
     """Scores of ``dense``, ``bm25``, ``rrf``, ``full`` (with ``reranker``, else the
-    retriever's own, when there is one) and, with ``served``, ``retrieve`` as configured."""
-    runs = runs or stage_runs(retriever, questions)
+    retriever's own, when there is one) and, with ``served``, ``retrieve`` as configured.
+    Without ``lexical_required``, a BM25 stage that cannot run scores ``bm25`` and ``rrf``
+    as ranking nothing, labelled with why."""
+    runs = runs or stage_runs(retriever, questions, lexical_required=lexical_required)
     reranker = reranker or retriever.reranker
     golds = [q.gold for q in questions]
     s = retriever.settings
@@ -127,6 +138,10 @@ def evaluate_paths(
             "rrf", fused_rankings(runs, s.rrf_k, s.rrf_dense_weight, s.rrf_bm25_weight), golds
         ),
     }
+    if runs.lexical_problem:
+        unavailable = f"unavailable: {runs.lexical_problem}"
+        out["bm25"] = score_rankings("bm25", [[] for _ in questions], golds, label=unavailable)
+        out["rrf"] = score_rankings("rrf", [[] for _ in questions], golds, label=unavailable)
     if reranker is not None:
         full, label = served_rankings(with_reranker(retriever, reranker), questions)
         out["full"] = score_rankings("full", full, golds, label=label)

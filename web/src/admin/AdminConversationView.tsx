@@ -17,6 +17,7 @@ import { CardLink } from "./AdminCard";
 import { DataTable, type Column } from "./DataTable";
 import { EventsTable } from "./EventsTable";
 import { JsonText } from "./JsonText";
+import { SaveTestQuestion, type SaveQuestion } from "./SaveTestQuestion";
 import { userName } from "./users";
 
 /** Beside a stored answer that cites: what its `[n]` markers are, and that members never see
@@ -45,7 +46,11 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
             )}
             <ol className="turns admin-turns">
               {conv.messages.map((m) => (
-                <AdminTurn key={m.id} message={m} />
+                <AdminTurn
+                  key={m.id}
+                  message={m}
+                  onSaveQuestion={(body) => props.client.saveEvalQuestion(body)}
+                />
               ))}
             </ol>
             <section aria-labelledby="conv-events">
@@ -76,7 +81,19 @@ export function answerMeta(m: Pick<AdminMessage, "answer_status" | "support">): 
   };
 }
 
-export function AdminTurn(props: { message: AdminMessage }): ReactNode {
+/** The answer's cited cards, in order, each once: what "Save as test question" offers first. */
+export function citedCards(sources: AdminMessage["sources"]): string[] {
+  const ids = sources
+    .map((s) => (s as Partial<StoredSource>).card_id)
+    .filter((c): c is string => typeof c === "string" && c.length > 0);
+  return [...new Set(ids)];
+}
+
+export function AdminTurn(props: {
+  message: AdminMessage;
+  /** Offer "Save as test question" on an answer (absent: not offered). */
+  onSaveQuestion?: SaveQuestion;
+}): ReactNode {
   const m = props.message;
   if (m.role === "user") {
     return (
@@ -132,6 +149,14 @@ export function AdminTurn(props: { message: AdminMessage }): ReactNode {
         </p>
       )}
       {m.feedback && <AnswerFeedback feedback={m.feedback} />}
+      {props.onSaveQuestion && (
+        <SaveTestQuestion
+          messageId={m.id}
+          cards={citedCards(sources)}
+          source={m.feedback ? "feedback" : "conversation"}
+          onSave={props.onSaveQuestion}
+        />
+      )}
       <details className="raw">
         <summary>Stored text</summary>
         <pre>{m.content}</pre>

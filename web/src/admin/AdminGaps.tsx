@@ -21,6 +21,7 @@ import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { AbstentionCalibration } from "./AbstentionCalibration";
 import { DataTable, type Column } from "./DataTable";
+import { SaveTestQuestion, type SaveQuestion } from "./SaveTestQuestion";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
 const PERIODS: { value: GapPeriod; label: string }[] = [
@@ -105,7 +106,12 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
         <LookbackSelect id="gaps-window" label="Asked" value={lookback} onChange={setLookback} />
       </div>
       <LoadState state={state} what="knowledge gaps">
-        {(report) => <GapsReport report={report} />}
+        {(report) => (
+          <GapsReport
+            report={report}
+            onSaveQuestion={(body) => props.client.saveEvalQuestion(body)}
+          />
+        )}
       </LoadState>
     </section>
   );
@@ -136,7 +142,11 @@ export function badlySummary(r: KnowledgeGapReport): string {
   return listSummary(r.answered_badly_questions, r.answered_badly, what);
 }
 
-export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
+export function GapsReport(props: {
+  report: KnowledgeGapReport;
+  /** Offer "Save as test question" on each listed question (absent: not offered). */
+  onSaveQuestion?: SaveQuestion;
+}): ReactNode {
   const r = props.report;
   return (
     <>
@@ -148,6 +158,7 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
         period={r.period}
         summary={gapsSummary(r)}
         empty={EMPTY_GAPS}
+        onSaveQuestion={props.onSaveQuestion}
       />
       <h2>Answered badly: covered</h2>
       <p className="muted">
@@ -159,6 +170,7 @@ export function GapsReport(props: { report: KnowledgeGapReport }): ReactNode {
         period={r.period}
         summary={badlySummary(r)}
         empty={EMPTY_BADLY}
+        onSaveQuestion={props.onSaveQuestion}
       />
     </>
   );
@@ -170,13 +182,14 @@ function GapTable(props: {
   period: GapPeriod;
   summary: string;
   empty: string;
+  onSaveQuestion?: SaveQuestion | undefined;
 }): ReactNode {
   const gaps = props.list === "gaps";
   return (
     <DataTable
       label={gaps ? "Knowledge gaps" : "Answered badly"}
       className={`${props.list}-table gaps-list`}
-      columns={gapColumns(gaps, props.period)}
+      columns={gapColumns(gaps, props.period, props.onSaveQuestion)}
       rows={props.groups}
       rowKey={(g, i) => `${i}-${g.question}`}
       rowClassName={() => "gap-row"}
@@ -191,9 +204,17 @@ function GapTable(props: {
   );
 }
 
-function gapColumns(gaps: boolean, period: GapPeriod): readonly Column<KnowledgeGap>[] {
+function gapColumns(
+  gaps: boolean,
+  period: GapPeriod,
+  onSave: SaveQuestion | undefined,
+): readonly Column<KnowledgeGap>[] {
   return [
-    { header: "Question", className: "gap-question", cell: (g) => <GapQuestion gap={g} /> },
+    {
+      header: "Question",
+      className: "gap-question",
+      cell: (g) => <GapQuestion gap={g} onSave={onSave} />,
+    },
     { header: "Asked", numeric: true, className: "gap-count", cell: (g) => g.count },
     {
       header: gaps ? "Not found" : "Rated Not helpful",
@@ -210,7 +231,7 @@ function gapColumns(gaps: boolean, period: GapPeriod): readonly Column<Knowledge
   ];
 }
 
-function GapQuestion(props: { gap: KnowledgeGap }): ReactNode {
+function GapQuestion(props: { gap: KnowledgeGap; onSave: SaveQuestion | undefined }): ReactNode {
   const g = props.gap;
   return (
     <>
@@ -231,6 +252,14 @@ function GapQuestion(props: { gap: KnowledgeGap }): ReactNode {
                 <span className="muted">
                   · {exampleStatus(q)} · {formatDate(q.asked_at)}
                 </span>
+                {props.onSave && (
+                  <SaveTestQuestion
+                    messageId={q.message_id}
+                    cards={[]}
+                    source="gap"
+                    onSave={props.onSave}
+                  />
+                )}
               </li>
             ))}
           </ul>

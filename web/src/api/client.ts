@@ -18,6 +18,8 @@ import type {
   ConversationRename,
   ConversationSummary,
   EntryPerformance,
+  EvalQuestionAdmin,
+  EvalQuestionCreate,
   ExamplesPublic,
   ExposureFilter,
   ExposureReport,
@@ -366,6 +368,14 @@ export class ApiClient {
     return this.request<RetrievalEvent[]>(
       `/admin/analytics/retrieval-events${query({ ...filter })}`,
     );
+  }
+
+  /** Save the question a stored answer answered as a test question (`citewall eval kb`). */
+  saveEvalQuestion(body: EvalQuestionCreate): Promise<EvalQuestionAdmin> {
+    return this.request<EvalQuestionAdmin>("/admin/eval-questions", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
   }
 
   /** The abstention thresholds in use and the calibration fitted on the KB at ingest. */
