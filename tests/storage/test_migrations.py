@@ -34,6 +34,8 @@ TABLES = {
     "exposure_reservations",
     "feedback",
     "used_host_tokens",
+    "handoffs",
+    "handoff_attempts",
 }
 
 #: What a downgrade must never empty (it drops only its own columns and tables).
@@ -47,10 +49,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0010"
+        assert current_revision(engine) == head_revision() == "0012"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0012"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -63,7 +65,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0012"
     finally:
         engine.dispose()
 
