@@ -10,6 +10,7 @@ import type {
   AbstentionPublic,
   AdminConversation,
   AdminConversationSummary,
+  AdminHandoffPage,
   Card,
   CardPage,
   ChatRequest,
@@ -28,6 +29,8 @@ import type {
   SessionPublic,
   FeedbackPublic,
   FeedbackRequest,
+  HandoffReceipt,
+  HandoffStatus,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -320,6 +323,14 @@ export class ApiClient {
     });
   }
 
+  /** Ask for a person on one of the member's conversations, with an optional message. */
+  requestHandoff(conversationId: string, message: string | null): Promise<HandoffReceipt> {
+    return this.request<HandoffReceipt>(
+      `/conversations/${encodeURIComponent(conversationId)}/handoff`,
+      { method: "POST", body: JSON.stringify({ message }) },
+    );
+  }
+
   /** Example questions for an empty conversation. */
   examples(): Promise<ExamplesPublic> {
     return this.request<ExamplesPublic>("/examples");
@@ -329,6 +340,11 @@ export class ApiClient {
 
   adminConversations(): Promise<AdminConversationSummary[]> {
     return this.request<AdminConversationSummary[]>("/admin/conversations");
+  }
+
+  /** The handoff outbox, newest first (only `status` ones when given). */
+  adminHandoffs(status: HandoffStatus | null = null): Promise<AdminHandoffPage> {
+    return this.request<AdminHandoffPage>(`/admin/handoffs${query({ status, limit: 200 })}`);
   }
 
   adminConversation(id: string): Promise<AdminConversation> {

@@ -150,6 +150,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/conversations/{conversation_id}/handoff": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Request Handoff
+     * @description Ask for a person on one of your conversations, with an optional message (at most
+     *     2,000 characters). The request is stored before the helpdesk is called, and its delivery
+     *     retried until the helpdesk takes it. 404 unless the conversation is yours; 409 when no
+     *     helpdesk is configured.
+     */
+    post: operations["request_handoff_api_v1_conversations__conversation_id__handoff_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/handoffs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Handoffs
+     * @description The handoff outbox, newest first: who asked, the delivery status, the next attempt of a
+     *     pending one, the last error, and every attempt.
+     */
+    get: operations["list_handoffs_api_v1_admin_handoffs_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/examples": {
     parameters: {
       query?: never;
@@ -222,7 +266,8 @@ export interface paths {
      * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
      *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
      *     ``session`` says whether the bearer token is a session, which sign-out revokes;
-     *     ``regenerate_varies`` whether Regenerate can give a different answer.
+     *     ``regenerate_varies`` whether Regenerate can give a different answer; ``handoff`` whether a
+     *     member may ask for a person.
      */
     get: operations["me_api_v1_me_get"];
     put?: never;
@@ -782,6 +827,56 @@ export interface components {
       updated_at: string;
     };
     /**
+     * AdminHandoff
+     * @description A handoff in the outbox: who asked, where it stands, and every attempt.
+     */
+    AdminHandoff: {
+      /** Id */
+      id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /** User Id */
+      user_id: number;
+      /** User Name */
+      user_name: string;
+      /** Message */
+      message: string | null;
+      /**
+       * Status
+       * @enum {string}
+       */
+      status: "pending" | "delivered" | "failed";
+      /** Attempts */
+      attempts: number;
+      /** Next Attempt At */
+      next_attempt_at: string | null;
+      /** Last Error */
+      last_error: string | null;
+      /** Delivered At */
+      delivered_at: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /** Attempt Log */
+      attempt_log: components["schemas"]["HandoffAttemptRow"][];
+    };
+    /**
+     * AdminHandoffPage
+     * @description A page of handoffs, newest first, with the count per status (all of them).
+     */
+    AdminHandoffPage: {
+      /** Pending */
+      pending: number;
+      /** Delivered */
+      delivered: number;
+      /** Failed */
+      failed: number;
+      /** Handoffs */
+      handoffs: components["schemas"]["AdminHandoff"][];
+    };
+    /**
      * AdminMessage
      * @description A stored message exactly as kept: content with markers, every source.
      *
@@ -1192,6 +1287,52 @@ export interface components {
       detail?: components["schemas"]["ValidationError"][];
     };
     /**
+     * HandoffAttemptRow
+     * @description One delivery attempt (``status_code`` None: no answer came).
+     */
+    HandoffAttemptRow: {
+      /**
+       * Attempted At
+       * Format: date-time
+       */
+      attempted_at: string;
+      /** Status Code */
+      status_code: number | null;
+      /** Error */
+      error: string | null;
+      /** Duration Ms */
+      duration_ms: number;
+      /** Replica */
+      replica: string;
+    };
+    /**
+     * HandoffReceipt
+     * @description The request was stored: the helpdesk will receive it (delivery is retried until it
+     *     does). The same receipt again when the conversation has not moved on since.
+     */
+    HandoffReceipt: {
+      /** Id */
+      id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+    };
+    /**
+     * HandoffRequest
+     * @description Asking for a person, with an optional message for them.
+     */
+    HandoffRequest: {
+      /**
+       * Message
+       * @description At most 2000 characters once trimmed.
+       */
+      message?: string | null;
+    };
+    /**
      * HeadlineNumbers
      * @description The admin overview for ``[since, until)``: questions asked, answers "not found", and
      *     answers rated "Not helpful", each with its share of the answers. Small talk ("hi",
@@ -1326,6 +1467,12 @@ export interface components {
        * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
        */
       regenerate_varies: boolean;
+      /**
+       * Handoff
+       * @description A helpdesk takes requests for a person: the web offers 'Talk to a person' only then.
+       * @default false
+       */
+      handoff: boolean;
     };
     /** MemberExposureReport */
     MemberExposureReport: {
@@ -1606,6 +1753,8 @@ export type AdminCardPage = components["schemas"]["AdminCardPage"];
 export type AdminConversation = components["schemas"]["AdminConversation"];
 export type AdminConversationSummary = components["schemas"]["AdminConversationSummary"];
 export type AdminFeedback = components["schemas"]["AdminFeedback"];
+export type AdminHandoff = components["schemas"]["AdminHandoff"];
+export type AdminHandoffPage = components["schemas"]["AdminHandoffPage"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
@@ -1629,6 +1778,9 @@ export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
 export type FeedbackReport = components["schemas"]["FeedbackReport"];
 export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
+export type HandoffAttemptRow = components["schemas"]["HandoffAttemptRow"];
+export type HandoffReceipt = components["schemas"]["HandoffReceipt"];
+export type HandoffRequest = components["schemas"]["HandoffRequest"];
 export type HeadlineNumbers = components["schemas"]["HeadlineNumbers"];
 export type KnowledgeGap = components["schemas"]["KnowledgeGap"];
 export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
@@ -2344,6 +2496,174 @@ export interface operations {
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  request_handoff_api_v1_conversations__conversation_id__handoff_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["HandoffRequest"] | null;
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HandoffReceipt"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description No helpdesk is configured: handoff to a person is off. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_handoffs_api_v1_admin_handoffs_get: {
+    parameters: {
+      query?: {
+        /** @description Only pending, delivered or failed */
+        status?: ("pending" | "delivered" | "failed") | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AdminHandoffPage"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
         headers: {
           [name: string]: unknown;
         };

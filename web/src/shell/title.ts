@@ -26,6 +26,7 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-analytics": "Analytics",
   "admin-events": "Retrieval events",
   "admin-gaps": "Knowledge gaps",
+  "admin-handoffs": "Handoffs",
   "admin-exposure": "Exposure",
   "admin-member-exposure": "Member exposure",
 };
