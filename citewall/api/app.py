@@ -35,6 +35,7 @@ from citewall.api.routes import (
     handoff,
     health,
     me,
+    resolution,
     search,
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
@@ -87,6 +88,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         me,
         auth,
         admin,
+        resolution,
         health,
     ):
         app.include_router(module.router)

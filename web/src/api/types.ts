@@ -577,6 +577,49 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/analytics/resolution": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Resolution Report
+     * @description Conversations begun in ``[since, until)`` per day or week (UTC) by outcome: resolved,
+     *     escalated, unresolved, abandoned, and open (its window has not closed), with the shares of
+     *     the decided ones. "Resolved" means no sign of failure, not a confirmed fix.
+     */
+    get: operations["resolution_report_api_v1_admin_analytics_resolution_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/resolution/conversations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Outcome Conversations
+     * @description The conversations behind a number of the report: begun in ``[since, until)``, with
+     *     ``outcome`` when given, newest first.
+     */
+    get: operations["outcome_conversations_api_v1_admin_analytics_resolution_conversations_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/healthz": {
     parameters: {
       query?: never;
@@ -1525,6 +1568,51 @@ export interface components {
       created_at: string;
     };
     /**
+     * OutcomeConversationPublic
+     * @description A conversation behind a number, with its outcome.
+     */
+    OutcomeConversationPublic: {
+      /** Conversation Id */
+      conversation_id: string;
+      /** User Id */
+      user_id: number;
+      /** User Name */
+      user_name: string;
+      /** Title */
+      title: string;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Last At
+       * Format: date-time
+       */
+      last_at: string;
+      /**
+       * Outcome
+       * @enum {string}
+       */
+      outcome: "resolved" | "escalated" | "unresolved" | "abandoned" | "open";
+    };
+    /**
+     * OutcomeCounts
+     * @description Conversations by outcome (``open``: the window has not closed, not counted yet).
+     */
+    OutcomeCounts: {
+      /** Resolved */
+      resolved: number;
+      /** Escalated */
+      escalated: number;
+      /** Unresolved */
+      unresolved: number;
+      /** Abandoned */
+      abandoned: number;
+      /** Open */
+      open: number;
+    };
+    /**
      * RatedAnswer
      * @description A rated answer: the answer as stored (markers kept), its question and the rating.
      */
@@ -1558,6 +1646,46 @@ export interface components {
        * Format: date-time
        */
       updated_at: string;
+    };
+    /**
+     * ResolutionPeriodPublic
+     * @description One period (its first day, UTC; empty for the totals): counts, and the shares of the
+     *     decided conversations (``decided`` = all but ``open``; null when there is none).
+     */
+    ResolutionPeriodPublic: {
+      /** Period Start */
+      period_start: string;
+      counts: components["schemas"]["OutcomeCounts"];
+      /** Decided */
+      decided: number;
+      /** Resolution Rate */
+      resolution_rate: number | null;
+      /** Escalation Rate */
+      escalation_rate: number | null;
+      /** Unresolved Rate */
+      unresolved_rate: number | null;
+      /** Abandoned Rate */
+      abandoned_rate: number | null;
+    };
+    /**
+     * ResolutionReportPublic
+     * @description Conversations begun in ``[since, until)`` by outcome, per period, newest first.
+     */
+    ResolutionReportPublic: {
+      /**
+       * Period
+       * @enum {string}
+       */
+      period: "day" | "week";
+      /** Window Hours */
+      window_hours: number;
+      /** Since */
+      since: string | null;
+      /** Until */
+      until: string | null;
+      /** Periods */
+      periods: components["schemas"]["ResolutionPeriodPublic"][];
+      totals: components["schemas"]["ResolutionPeriodPublic"] | null;
     };
     /**
      * RetrievalEventRow
@@ -1789,7 +1917,11 @@ export type KnowledgeGapReport = components["schemas"]["KnowledgeGapReport"];
 export type MePublic = components["schemas"]["MePublic"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
+export type OutcomeConversationPublic = components["schemas"]["OutcomeConversationPublic"];
+export type OutcomeCounts = components["schemas"]["OutcomeCounts"];
 export type RatedAnswer = components["schemas"]["RatedAnswer"];
+export type ResolutionPeriodPublic = components["schemas"]["ResolutionPeriodPublic"];
+export type ResolutionReportPublic = components["schemas"]["ResolutionReportPublic"];
 export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
@@ -4018,6 +4150,148 @@ export interface operations {
       };
       /** @description Unknown id, or not yours. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  resolution_report_api_v1_admin_analytics_resolution_get: {
+    parameters: {
+      query?: {
+        period?: "day" | "week";
+        /** @description Conversations begun at or after */
+        since?: string | null;
+        /** @description Conversations begun before */
+        until?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ResolutionReportPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  outcome_conversations_api_v1_admin_analytics_resolution_conversations_get: {
+    parameters: {
+      query?: {
+        outcome?: ("resolved" | "escalated" | "unresolved" | "abandoned" | "open") | null;
+        since?: string | null;
+        until?: string | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OutcomeConversationPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
         headers: {
           [name: string]: unknown;
         };
