@@ -217,7 +217,13 @@ def test_a_lease_that_ran_out_passes_to_another_replica(
     assert one_pass(db, webhook, clock, owner="b").delivered == 1
     with db.sessions() as s:
         late = handoffs.record_attempt(
-            s, held, owner="a", now=clock(), outcome="retry", status_code=None, error="x",
+            s,
+            held,
+            owner="a",
+            now=clock(),
+            outcome="retry",
+            status_code=None,
+            error="x",
             duration_ms=1.0,
         )
     assert late is False

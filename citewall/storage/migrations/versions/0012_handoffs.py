@@ -60,9 +60,7 @@ def upgrade() -> None:
     op.create_index("ix_handoffs_conversation_id", "handoffs", ["conversation_id"])
     op.create_index("ix_handoffs_user_id", "handoffs", ["user_id"])
     op.create_index("ix_handoffs_created_at", "handoffs", ["created_at"])
-    op.create_index(
-        "ix_handoffs_status_next_attempt_at", "handoffs", ["status", "next_attempt_at"]
-    )
+    op.create_index("ix_handoffs_status_next_attempt_at", "handoffs", ["status", "next_attempt_at"])
     op.create_table(
         "handoff_attempts",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
