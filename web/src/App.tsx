@@ -23,6 +23,7 @@ import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
 import { AdminHandoffs } from "./admin/AdminHandoffs";
+import { AdminResolution } from "./admin/AdminResolution";
 import { navigate, useRoute, type Route } from "./router";
 import { ChatLayout } from "./shell/ChatLayout";
 import { focusStart, MAIN_ID } from "./shell/focus";
@@ -214,6 +215,8 @@ function Page(props: {
       return <AdminGaps client={client} />;
     case "admin-handoffs":
       return <AdminHandoffs client={client} />;
+    case "admin-resolution":
+      return <AdminResolution client={client} />;
     case "admin-exposure":
       return <AdminExposure client={client} />;
     case "admin-member-exposure":

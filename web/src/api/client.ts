@@ -31,6 +31,9 @@ import type {
   FeedbackRequest,
   HandoffReceipt,
   HandoffStatus,
+  Outcome,
+  OutcomeConversation,
+  ResolutionReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -340,6 +343,18 @@ export class ApiClient {
 
   adminConversations(): Promise<AdminConversationSummary[]> {
     return this.request<AdminConversationSummary[]>("/admin/conversations");
+  }
+
+  /** Conversations by outcome per day or week. */
+  resolution(period: "day" | "week"): Promise<ResolutionReport> {
+    return this.request<ResolutionReport>(`/admin/analytics/resolution${query({ period })}`);
+  }
+
+  /** The conversations behind a number of the resolution report, newest first. */
+  outcomeConversations(outcome: Outcome | null): Promise<OutcomeConversation[]> {
+    return this.request<OutcomeConversation[]>(
+      `/admin/analytics/resolution/conversations${query({ outcome, limit: 200 })}`,
+    );
   }
 
   /** The handoff outbox, newest first (only `status` ones when given). */

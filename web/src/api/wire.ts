@@ -69,6 +69,10 @@ export type StoredSource = {
 /** A catalogue card (admin): internal cards included, with body and every metadata key. */
 export type Card = Schemas["AdminCard"];
 export type AdminHandoffPage = Schemas["AdminHandoffPage"];
+export type ResolutionReport = Schemas["ResolutionReportPublic"];
+export type ResolutionPeriod = Schemas["ResolutionPeriodPublic"];
+export type Outcome = Schemas["OutcomeConversationPublic"]["outcome"];
+export type OutcomeConversation = Schemas["OutcomeConversationPublic"];
 export type AdminHandoff = Schemas["AdminHandoff"];
 export type HandoffStatus = AdminHandoff["status"];
 export type CardPage = Schemas["AdminCardPage"];

@@ -93,6 +93,11 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
+        <NavLink to="/admin/resolution" current={r === "admin-resolution"}>
+          Resolution
+        </NavLink>
+      </li>
+      <li>
         <NavLink to="/admin/handoffs" current={r === "admin-handoffs"}>
           Handoffs
         </NavLink>

@@ -27,6 +27,7 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-events": "Retrieval events",
   "admin-gaps": "Knowledge gaps",
   "admin-handoffs": "Handoffs",
+  "admin-resolution": "Resolution",
   "admin-exposure": "Exposure",
   "admin-member-exposure": "Member exposure",
 };
