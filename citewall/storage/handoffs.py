@@ -63,6 +63,15 @@ def latest_handoff(session: Session, conversation_id: str) -> Handoff | None:
         )
 
 
+def has_handoff(session: Session, user_id: int) -> bool:
+    """Whether ``user_id`` has ever asked for a person."""
+    with storage_errors(session, "reading handoffs"):
+        return (
+            session.scalar(select(Handoff.id).where(Handoff.user_id == user_id).limit(1))
+            is not None
+        )
+
+
 def create_handoff(
     session: Session,
     conversation: Conversation,

@@ -2,12 +2,13 @@
 before delivery, 202), another member's or an unknown one is a 404, an oversized message a
 422, no webhook a 409 and ``/me`` says so; the payload keeps internal sources out unless told;
 the server's own delivery loop (the app's lifespan) delivers to a loopback receiver; admins
-list the outbox. SQLite and PostgreSQL."""
+list the outbox; the demo hands over to its own helpdesk. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -16,6 +17,15 @@ from pydantic import SecretStr
 from sqlalchemy import select
 
 from citewall.api.app import create_app
+from citewall.cli.demo import (
+    HANDOFF_MESSAGE,
+    HANDOFF_QUESTION,
+    demo_tokens,
+    seed_handoff,
+    with_demo_helpdesk,
+)
+from citewall.cli.demo_helpdesk import DemoHelpdesk
+from citewall.handoff.delivery import Webhook, deliver_due
 from citewall.storage.models import Handoff
 
 from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts, client_with
@@ -172,3 +182,35 @@ def test_the_server_delivers_and_admins_see_the_outbox(env_both: ApiEnv) -> None
             )
     finally:
         receiver.stop()
+
+
+def test_the_demo_hands_over_to_its_own_helpdesk(env_both: ApiEnv) -> None:
+    """`citewall demo`'s wiring: its loopback helpdesk becomes the webhook (an operator's own
+    URL wins), the demo member's seeded request is made once, and it is delivered signed."""
+    env = env_both
+    helpdesk = DemoHelpdesk().start()
+    try:
+        settings = with_demo_helpdesk(env.runtime.settings, helpdesk, "http://127.0.0.1:8000")
+        assert settings.handoff_webhook_url == helpdesk.url
+        assert settings.public_url == "http://127.0.0.1:8000"
+        chosen = env.runtime.settings.model_copy(
+            update={"handoff_webhook_url": "https://desk.example/hook"}
+        )
+        assert (
+            with_demo_helpdesk(chosen, helpdesk, "x").handoff_webhook_url
+            == chosen.handoff_webhook_url
+        )
+        runtime = replace(env.runtime, settings=settings)
+        demo_tokens(runtime.session_factory)
+        assert seed_handoff(runtime) is True
+        assert seed_handoff(runtime) is False
+        webhook = Webhook.from_settings(settings)
+        assert webhook is not None
+        for _ in range(5):  # bounded: earlier tests' handoffs go out in the same passes
+            deliver_due(runtime.session_factory, webhook, owner="demo", clock=runtime.clock)
+        seeded = [h for h in helpdesk.received if h["message"] == HANDOFF_MESSAGE]
+        assert len(seeded) == 1 and seeded[0]["member"]["name"] == "demo-member"
+        assert seeded[0]["turns"][0]["question"] == HANDOFF_QUESTION
+        assert seeded[0]["admin_url"].startswith("http://127.0.0.1:8000/admin/conversations/")
+    finally:
+        helpdesk.stop()

@@ -18,11 +18,10 @@ from citewall.api.handoff_schemas import (
 from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import MAX_OFFSET
-from citewall.errors import ConflictError
-from citewall.handoff.payload import build_payload
-from citewall.storage import conversations, feedback, handoffs
+from citewall.handoff.request import request_handoff
+from citewall.storage import handoffs
 from citewall.storage.handoffs import HandoffListing
-from citewall.storage.models import HandoffStatus, new_uuid
+from citewall.storage.models import HandoffStatus
 
 router = APIRouter(
     prefix="/api/v1",
@@ -40,7 +39,7 @@ router = APIRouter(
         400, described={409: "No helpdesk is configured: handoff to a person is off."}
     ),
 )
-def request_handoff(
+def ask_for_a_person(
     conversation_id: str,
     session: SessionDep,
     runtime: RuntimeDep,
@@ -51,35 +50,13 @@ def request_handoff(
     2,000 characters). The request is stored before the helpdesk is called, and its delivery
     retried until the helpdesk takes it. 404 unless the conversation is yours; 409 when no
     helpdesk is configured."""
-    settings = runtime.settings
-    conversation = conversations.get_conversation(session, conversation_id, user.id)
-    message = handoffs.clean_message(body.message if body is not None else None)
-    if not settings.handoff:
-        raise ConflictError("handoff to a person is not configured on this server")
-    messages = conversations.list_messages(session, conversation.id)
-    ratings = feedback.feedback_of(
-        session, (str(m.id) for m in messages if m.role == "assistant"), user.id
-    )
-    now = runtime.clock()
-    handoff_id = new_uuid()
-    payload = build_payload(
-        handoff_id=handoff_id,
-        conversation=conversation,
-        member=user,
-        messages=messages,
-        ratings=ratings,
-        message=message,
-        requested_at=now,
-        include_internal=settings.handoff_include_internal,
-        public_url=settings.public_url,
-    )
-    row, _ = handoffs.create_handoff(
+    row, _ = request_handoff(
         session,
-        conversation,
-        handoff_id=handoff_id,
-        message=message,
-        payload=payload.model_dump(mode="json"),
-        now=now,
+        runtime.settings,
+        member=user,
+        conversation_id=conversation_id,
+        message=body.message if body is not None else None,
+        now=runtime.clock(),
     )
     return HandoffReceipt(id=row.id, conversation_id=row.conversation_id, created_at=row.created_at)
 

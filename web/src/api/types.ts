@@ -160,13 +160,13 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Request Handoff
+     * Ask For A Person
      * @description Ask for a person on one of your conversations, with an optional message (at most
      *     2,000 characters). The request is stored before the helpdesk is called, and its delivery
      *     retried until the helpdesk takes it. 404 unless the conversation is yours; 409 when no
      *     helpdesk is configured.
      */
-    post: operations["request_handoff_api_v1_conversations__conversation_id__handoff_post"];
+    post: operations["ask_for_a_person_api_v1_conversations__conversation_id__handoff_post"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2673,7 +2673,7 @@ export interface operations {
       };
     };
   };
-  request_handoff_api_v1_conversations__conversation_id__handoff_post: {
+  ask_for_a_person_api_v1_conversations__conversation_id__handoff_post: {
     parameters: {
       query?: never;
       header?: never;
