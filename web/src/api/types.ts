@@ -1125,6 +1125,11 @@ export interface components {
       unhelpful: number;
       /** Helpful Rate */
       helpful_rate: number | null;
+      /**
+       * Handoffs
+       * @default 0
+       */
+      handoffs: number;
     };
     /**
      * ErrorPublic
