@@ -400,6 +400,52 @@ class Settings(BaseSettings):
         description="The User-Agent the crawler sends and matches robots.txt groups with.",
     )
 
+    # -- handoff to a person (docs/handoff.md) -------------------------------------------------
+    handoff_webhook_url: str | None = Field(
+        default=None,
+        description="The helpdesk endpoint that receives a member's request for a person (a "
+        "signed JSON POST). Unset: members are not offered the handoff.",
+    )
+    handoff_webhook_secret: SecretStr | None = Field(
+        default=None,
+        description="Signs each delivery (X-Citewall-Signature); at least 16 characters, e.g. "
+        "`openssl rand -hex 32`. Required with CITEWALL_HANDOFF_WEBHOOK_URL.",
+    )
+    handoff_include_internal: bool = Field(
+        default=False,
+        description="Put the answers' internal sources in the handoff too. The helpdesk is "
+        "staff, but another system: off by default.",
+    )
+    handoff_retry_hours: float = Field(
+        default=24.0,
+        gt=0,
+        le=24 * 30,
+        description="How long a handoff the helpdesk does not accept is retried before it is "
+        "marked failed.",
+    )
+    handoff_timeout_s: float = Field(
+        default=10.0, gt=0, le=120, description="How long one delivery attempt may take."
+    )
+    handoff_poll_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=3600,
+        description="How often `citewall serve` looks for handoffs due for delivery.",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="Where people reach this citewall, e.g. https://help.example.com: the "
+        "start of the admin links a handoff carries (unset: links are paths).",
+    )
+
+    resolution_window_hours: float = Field(
+        default=72.0,
+        gt=0,
+        le=24 * 90,
+        description="How long after its last message a conversation with no sign of failure "
+        "waits before it counts as resolved (docs/handoff.md, resolution analytics).",
+    )
+
     # -- API limits ----------------------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -485,7 +531,7 @@ class Settings(BaseSettings):
             raise ValueError("must be a redis:// (or rediss://, unix://) URL")
         return value
 
-    @field_validator("chroma_url", "openai_base_url")
+    @field_validator("chroma_url", "openai_base_url", "handoff_webhook_url", "public_url")
     @classmethod
     def _check_http_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
@@ -574,6 +620,19 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _check_handoff(self) -> Settings:
+        if not self.handoff_webhook_url:
+            return self
+        secret = self.handoff_webhook_secret
+        if secret is None or len(secret.get_secret_value()) < 16:
+            raise ValueError(
+                "CITEWALL_HANDOFF_WEBHOOK_URL needs CITEWALL_HANDOFF_WEBHOOK_SECRET of at least "
+                "16 characters (e.g. the output of openssl rand -hex 32): the helpdesk checks "
+                "the signature with it"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _check_generator(self) -> Settings:
         if self.generator == "openai" and not self.openai_base_url:
             raise ValueError(
@@ -599,6 +658,11 @@ class Settings(BaseSettings):
     def admin_proxy(self) -> bool:
         """Whether the admin role comes from an identity-aware proxy's assertion."""
         return bool(self.admin_proxy_jwks_url)
+
+    @property
+    def handoff(self) -> bool:
+        """Whether members may ask for a person (a helpdesk webhook is configured)."""
+        return bool(self.handoff_webhook_url)
 
     @property
     def regenerate_varies(self) -> bool:

@@ -55,6 +55,8 @@ class EntryPerformanceRow(BaseModel):
     unhelpful: int
     #: ``helpful / (helpful + unhelpful)``; None if nobody rated.
     helpful_rate: float | None
+    #: Requests for a person made after an answer that cited the card, in its conversation.
+    handoffs: int = 0
 
 
 class RetrievalEventRow(BaseModel):

@@ -5,7 +5,8 @@ Nothing here does work per request; ``Runtime`` holds the models and the databas
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from prometheus_client import Counter
@@ -32,8 +33,10 @@ from citewall.api.routes import (
     eval_questions,
     examples,
     feedback,
+    handoff,
     health,
     me,
+    resolution,
     search,
     sources,
 )
@@ -41,6 +44,8 @@ from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
 from citewall.auth.factory import build_sign_in
 from citewall.config import Settings, get_settings
+from citewall.handoff.delivery import Webhook
+from citewall.handoff.worker import DeliveryWorker
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -64,6 +69,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
         default_response_class=EncodableJSONResponse,
+        lifespan=background_work,
     )
     app.state.runtime = runtime
     app.state.metrics = ApiMetrics()
@@ -78,6 +84,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         chat,
         conversations,
         feedback,
+        handoff,
         examples,
         search,
         me,
@@ -85,6 +92,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         admin,
         sources,
         eval_questions,
+        resolution,
         health,
     )
     for module in routers:
@@ -103,6 +111,28 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware, embed_origins=embed_origins)
     app.add_middleware(BodyReadTimeoutMiddleware, timeout_s=runtime.settings.body_read_timeout_s)
     return app
+
+
+@asynccontextmanager
+async def background_work(app: FastAPI) -> AsyncIterator[None]:
+    """What the server runs beside its requests while it is up: the handoff delivery loop,
+    when a helpdesk webhook is configured (every process runs one; leases keep them apart)."""
+    runtime: Runtime = app.state.runtime
+    webhook = Webhook.from_settings(runtime.settings)
+    worker = None
+    if webhook is not None:
+        worker = DeliveryWorker(
+            runtime.session_factory,
+            webhook,
+            poll_s=runtime.settings.handoff_poll_s,
+            clock=runtime.clock,
+        )
+        worker.start()
+    try:
+        yield
+    finally:
+        if worker is not None:
+            worker.stop()
 
 
 def create_worker_app() -> FastAPI:

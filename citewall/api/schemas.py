@@ -237,6 +237,11 @@ class MePublic(_Public):
         description="Answering a question again can give a different answer (false for the "
         "deterministic extractive generator): the web offers Regenerate only then."
     )
+    handoff: bool = Field(
+        default=False,
+        description="A helpdesk takes requests for a person: the web offers "
+        "'Talk to a person' only then.",
+    )
 
 
 class AuthConfigPublic(_Public):

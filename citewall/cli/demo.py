@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from pydantic import SecretStr
 
+from citewall.cli.demo_helpdesk import DemoHelpdesk
 from citewall.cli.errors import cli_errors
 from citewall.config import Settings, check_example_questions
 from citewall.errors import ConfigError, NotFoundError
@@ -17,11 +19,16 @@ from citewall.storage import users
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
+    from citewall.runtime import Runtime
+
 #: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
 REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
 DEMO_USERS = (("demo-member", "member"), ("demo-admin", "admin"))
 #: The demo KB's example questions (about its external help pages only), beside its cards.
 EXAMPLES_FILE = "examples.json"
+#: The demo member's question the demo KB does not answer, handed over to the demo helpdesk.
+HANDOFF_QUESTION = "Can I change the delivery address after the parcel has shipped?"
+HANDOFF_MESSAGE = "The parcel is already on its way: can someone look at it?"
 
 
 def default_kb() -> Path:
@@ -43,6 +50,47 @@ def with_demo_examples(settings: Settings, kb_path: Path) -> Settings:
     except ValueError as exc:  # JSONDecodeError is a ValueError
         raise ConfigError(f"{path}: {exc}") from None
     return settings.model_copy(update={"example_questions": questions})
+
+
+def with_demo_helpdesk(settings: Settings, helpdesk: DemoHelpdesk, public_url: str) -> Settings:
+    """``settings`` delivering handoffs to the demo's own helpdesk on loopback, unless
+    ``CITEWALL_HANDOFF_WEBHOOK_URL`` chose a real one."""
+    if settings.handoff_webhook_url:
+        return settings
+    return settings.model_copy(
+        update={
+            "handoff_webhook_url": helpdesk.url,
+            "handoff_webhook_secret": SecretStr(helpdesk.secret),
+            "public_url": settings.public_url or public_url,
+        }
+    )
+
+
+def seed_handoff(runtime: Runtime) -> bool:
+    """Once per demo member: the demo member asks a question the KB does not cover, then
+    asks for a person, so the Handoffs and Resolution pages have something to show. True when
+    it was made now."""
+    # Deferred: the answer pipeline imports the models' libraries, and the serve boundary
+    # costs most of a second; `citewall --help` should not pay for them.
+    from citewall.chat.turn import run_turn
+    from citewall.handoff.request import request_handoff
+    from citewall.storage.handoffs import has_handoff
+
+    with runtime.session_factory() as session:
+        member = users.get_user(session, DEMO_USERS[0][0])
+        if has_handoff(session, member.id):
+            return False
+    turn = run_turn(runtime, user_id=member.id, question=HANDOFF_QUESTION, conversation_id=None)
+    with runtime.session_factory() as session:
+        request_handoff(
+            session,
+            runtime.settings,
+            member=member,
+            conversation_id=turn.conversation_id,
+            message=HANDOFF_MESSAGE,
+            now=runtime.clock(),
+        )
+    return True
 
 
 def demo_tokens(session_factory: sessionmaker[Session]) -> dict[str, str]:
@@ -102,9 +150,14 @@ def demo(
         typer.echo(f"demo KB {kb_path} (source {source.id}): {run_line(run)}")
         for refused in run.refusals:
             typer.echo(f"refused: {refused.reason}", err=True)
-        runtime = Runtime.from_settings(with_demo_examples(settings, kb_path), embedder=embedder)
+        port = port or settings.port
+        helpdesk = DemoHelpdesk().start()
+        served = with_demo_helpdesk(
+            with_demo_examples(settings, kb_path), helpdesk, f"http://{host}:{port}"
+        )
+        runtime = Runtime.from_settings(served, embedder=embedder)
         tokens = demo_tokens(runtime.session_factory)
-    port = port or settings.port
+        seeded = seed_handoff(runtime) if served.handoff_webhook_url == helpdesk.url else False
     typer.echo("")
     typer.echo("Demo users (fresh tokens, shown once):")
     for name, role in DEMO_USERS:
@@ -117,4 +170,15 @@ def demo(
         f"http://{host}:{port}/api/v1/chat"
     )
     typer.echo("")
-    run_server(runtime, host, port, settings.log_level)
+    if served.handoff_webhook_url == helpdesk.url:
+        typer.echo(
+            f"Handoffs go to the demo helpdesk at {helpdesk.url} (a stand-in for Zendesk or "
+            "Help Scout, docs/handoff.md)"
+            + ("; the demo member has asked for a person once already." if seeded else ".")
+        )
+        typer.echo(f"Admin pages: http://{host}:{port}/admin/handoffs and /admin/resolution")
+        typer.echo("")
+    try:
+        run_server(runtime, host, port, settings.log_level)
+    finally:
+        helpdesk.stop()

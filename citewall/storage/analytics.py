@@ -14,14 +14,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, case, distinct, func, literal, select, union
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.errors import UserError
 from citewall.retrieval.types import HYBRID_PATHS, RETRIEVAL_RECORD_FIELDS
 from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import CardRow, Feedback, RetrievalEvent
+from citewall.storage.models import CardRow, Feedback, Handoff, Message, RetrievalEvent
 from citewall.storage.paging import check_page
 
 #: Decimal places of ``cite_rate``, ``mean_rank`` and ``helpful_rate``.
@@ -139,8 +139,10 @@ def entry_performance(
     retrieved), ``mean_rank`` (mean ``final_rank``, None if never retrieved), ``last_cited``
     (ISO 8601 UTC or None), ``is_external`` (catalogue, else events, else a source URL),
     ``helpful`` / ``unhelpful`` (thumbs up / down members gave the answers that cited the card,
-    counted in the answer's period) and ``helpful_rate`` (``helpful / (helpful + unhelpful)``,
-    None if nobody rated). Ordered by newest period, most cited, most retrieved, then card id.
+    counted in the answer's period), ``helpful_rate`` (``helpful / (helpful + unhelpful)``,
+    None if nobody rated) and ``handoffs`` (requests for a person made in a conversation after
+    an answer there cited the card, counted in that answer's period). Ordered by newest period,
+    most cited, most retrieved, then card id.
     """
     if period not in PERIODS:
         raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
@@ -208,6 +210,28 @@ def entry_performance(
         .subquery("fb")
     )
 
+    # -- requests for a person after an answer that cited the card (in that answer's period) -----
+    citing = aliased(Message)
+    ho = (
+        select(
+            src.c.card_id.label("card_id"),
+            *ci_period,
+            func.count(distinct(Handoff.id)).label("handoffs"),
+        )
+        .select_from(src)
+        .join(citing, citing.id == src.c.message_id)
+        .join(
+            Handoff,
+            and_(
+                Handoff.conversation_id == citing.conversation_id,
+                Handoff.created_at >= citing.created_at,
+            ),
+        )
+        .where(*ci_filter)
+        .group_by(src.c.card_id, *ci_period)
+        .subquery("ho")
+    )
+
     # -- every (card, period) seen by either side, joined back to both ---------------------------
     key_names = ["card_id", "period_start"] if grouped else ["card_id"]
     keys = union(
@@ -231,11 +255,13 @@ def entry_performance(
             ci.c.external.label("source_external"),
             func.coalesce(fb.c.helpful, 0).label("helpful"),
             func.coalesce(fb.c.unhelpful, 0).label("unhelpful"),
+            func.coalesce(ho.c.handoffs, 0).label("handoffs"),
         )
         .select_from(keys)
         .outerjoin(ev, joined(ev))
         .outerjoin(ci, joined(ci))
         .outerjoin(fb, joined(fb))
+        .outerjoin(ho, joined(ho))
         .outerjoin(CardRow, CardRow.id == keys.c.card_id)
         .order_by(
             *([keys.c.period_start.desc()] if grouped else []),
@@ -270,4 +296,5 @@ def _performance_row(row: Any, grouped: bool) -> dict[str, Any]:
         "helpful": int(row.helpful),
         "unhelpful": int(row.unhelpful),
         "helpful_rate": helpful_rate(int(row.helpful), int(row.unhelpful)),
+        "handoffs": int(row.handoffs),
     }

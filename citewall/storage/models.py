@@ -453,6 +453,7 @@ class IngestRun(Base):
     def __repr__(self) -> str:
         return f"IngestRun(id={self.id!r}, source_id={self.source_id!r}, status={self.status!r})"
 
+
 #: Where an admin saved a test question from: a conversation turn, a knowledge gap, a rated answer.
 EvalQuestionSource = Literal["conversation", "gap", "feedback"]
 EVAL_QUESTION_SOURCES: tuple[EvalQuestionSource, ...] = ("conversation", "gap", "feedback")
@@ -493,3 +494,64 @@ class EvalQuestion(Base):
 
     def __repr__(self) -> str:
         return f"EvalQuestion(id={self.id!r}, source={self.source!r})"
+
+
+#: Where a handoff's delivery stands: waiting for (another) attempt, accepted by the helpdesk,
+#: or given up (a 4xx answer, or still refused when its retry time ran out).
+HandoffStatus = Literal["pending", "delivered", "failed"]
+HANDOFF_STATUSES: tuple[HandoffStatus, ...] = ("pending", "delivered", "failed")
+
+
+class Handoff(Base):
+    """A member's request for a person, and its delivery to the helpdesk (the outbox row).
+
+    ``payload`` is the body delivered, built and committed with the request, so every attempt
+    sends the same bytes. A replica delivers it only while it holds the lease
+    (``lease_owner`` until ``lease_until``), taken with one conditional UPDATE
+    (``storage.handoffs.claim_due``).
+    """
+
+    __tablename__ = "handoffs"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'delivered', 'failed')", name="status"),
+        Index("ix_handoffs_status_next_attempt_at", "status", "next_attempt_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    conversation_id: Mapped[str] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    message: Mapped[str | None] = mapped_column(TextType(), default=None)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
+    status: Mapped[HandoffStatus] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    lease_owner: Mapped[str | None] = mapped_column(String(36), default=None)
+    lease_until: Mapped[datetime | None] = mapped_column(default=None)
+    last_error: Mapped[str | None] = mapped_column(TextType(), default=None)
+    delivered_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    def __repr__(self) -> str:
+        return f"Handoff(id={self.id!r}, status={self.status!r})"
+
+
+class HandoffAttempt(Base):
+    """One delivery attempt of a handoff: when, the HTTP status (None: no answer) and why it
+    did not count when it did not."""
+
+    __tablename__ = "handoff_attempts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    handoff_id: Mapped[str] = mapped_column(
+        ForeignKey("handoffs.id", ondelete="CASCADE"), index=True
+    )
+    attempted_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status_code: Mapped[int | None] = mapped_column(Integer, default=None)
+    error: Mapped[str | None] = mapped_column(TextType(), default=None)
+    duration_ms: Mapped[float] = mapped_column(Double, default=0.0)
+    replica: Mapped[str] = mapped_column(String(36))
+
+    def __repr__(self) -> str:
+        return f"HandoffAttempt(handoff_id={self.handoff_id!r}, status_code={self.status_code!r})"

@@ -34,6 +34,7 @@ def test_demo_users_are_created_once_and_get_fresh_working_tokens(env_sqlite: Ap
             "role": "admin",
             "session": False,
             "regenerate_varies": False,
+            "handoff": False,
         }
         me = env.client.get(
             "/api/v1/me", headers={"Authorization": f"Bearer {tokens['demo-member']}"}
@@ -43,6 +44,7 @@ def test_demo_users_are_created_once_and_get_fresh_working_tokens(env_sqlite: Ap
             "role": "member",
             "session": False,
             "regenerate_varies": False,
+            "handoff": False,
         }
 
 

@@ -11,17 +11,18 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 from fastapi.routing import APIRoute
+from pydantic import SecretStr
 from starlette.routing import Route
 
 from citewall.chat.turn import TurnResult, prepare_turn
 from citewall.chat.turn_stream import TurnStream
 
-from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts
+from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts, client_with
 from .leakcheck import Leak, check_response
 
 #: Routes kept out of the OpenAPI schema on purpose, and the paths to call for each.
@@ -190,7 +191,14 @@ def operation_calls(world: World, spec: dict[str, Any], path: str, method: str) 
 
 @pytest.fixture(scope="module")
 def world(env_sqlite: ApiEnv, kb_facts: KbFacts) -> World:
-    env = env_sqlite
+    # With a helpdesk configured, so the handoff route answers (nothing listens there: the
+    # requests stay pending, unsent, since no delivery loop runs without the app's lifespan).
+    runtime, client = client_with(
+        env_sqlite,
+        handoff_webhook_url="http://127.0.0.1:9/handoff",
+        handoff_webhook_secret=SecretStr("leak-test-secret-0123456789"),
+    )
+    env = replace(env_sqlite, runtime=runtime, client=client, app=client.app)
     convs = {}
     for who in ("member", "other", "admin"):
         r = env.chat(who, INTERNAL_QUESTIONS[0])

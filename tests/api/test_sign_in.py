@@ -65,6 +65,7 @@ def test_a_host_token_becomes_a_session_that_works_on_member_routes(
         "role": "member",
         "session": True,
         "regenerate_varies": False,
+        "handoff": False,
     }
     chat = env.client.post(
         "/api/v1/chat", json={"message": "How long do refunds take?"}, headers=bearer(body["token"])

@@ -24,6 +24,8 @@ from citewall.storage.schema import Database, migrate
 from citewall.storage.users import create_user, get_user
 
 TABLES = (
+    "handoff_attempts",
+    "handoffs",
     "feedback",
     "exposures",
     "retrieval_events",

@@ -37,6 +37,8 @@ TABLES = {
     "used_host_tokens",
     "kb_sources",
     "ingest_runs",
+    "handoffs",
+    "handoff_attempts",
 }
 
 #: What a downgrade must never empty (it drops only its own columns and tables).

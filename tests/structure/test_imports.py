@@ -102,6 +102,7 @@ LAYERS = (
     "chat",
     "runtime",
     "auth",
+    "handoff",
     "boundary",
     "generation",
     "ingest",

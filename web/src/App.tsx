@@ -22,6 +22,8 @@ import { AdminEvents } from "./admin/AdminEvents";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
+import { AdminHandoffs } from "./admin/AdminHandoffs";
+import { AdminResolution } from "./admin/AdminResolution";
 import { navigate, useRoute, type Route } from "./router";
 import { ChatLayout } from "./shell/ChatLayout";
 import { focusStart, MAIN_ID } from "./shell/focus";
@@ -173,6 +175,7 @@ function SignedIn(props: {
           drawer={drawer}
           role={me.role}
           regenerateVaries={me.regenerate_varies}
+          handoff={me.handoff}
         />
       ) : (
         <main className="app-main" id={MAIN_ID} tabIndex={-1}>
@@ -210,6 +213,10 @@ function Page(props: {
       return <AdminEvents client={client} />;
     case "admin-gaps":
       return <AdminGaps client={client} />;
+    case "admin-handoffs":
+      return <AdminHandoffs client={client} />;
+    case "admin-resolution":
+      return <AdminResolution client={client} />;
     case "admin-exposure":
       return <AdminExposure client={client} />;
     case "admin-member-exposure":

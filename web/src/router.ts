@@ -13,6 +13,8 @@ export type Route =
   | { name: "admin-analytics" }
   | { name: "admin-events" }
   | { name: "admin-gaps" }
+  | { name: "admin-handoffs" }
+  | { name: "admin-resolution" }
   | { name: "admin-exposure" }
   | { name: "admin-member-exposure"; userId: string }
   | { name: "not-found" };
@@ -36,6 +38,8 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };
+    if (parts.length === 2 && parts[1] === "handoffs") return { name: "admin-handoffs" };
+    if (parts.length === 2 && parts[1] === "resolution") return { name: "admin-resolution" };
     if (parts[1] === "exposure") {
       if (parts.length === 2) return { name: "admin-exposure" };
       if (parts.length === 3 && parts[2])

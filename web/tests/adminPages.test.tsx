@@ -107,6 +107,7 @@ const perfRow: EntryPerformance = {
   helpful: 3,
   unhelpful: 1,
   helpful_rate: 0.75,
+  handoffs: 1,
 };
 
 describe("users are shown by name", () => {

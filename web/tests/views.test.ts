@@ -84,6 +84,7 @@ describe("entry-performance roll-ups", () => {
     helpful: 0,
     unhelpful: 0,
     helpful_rate: null,
+    handoffs: 0,
   });
   const rows = [
     row("ext-a", "2026-01-01", 4, 2, 1),

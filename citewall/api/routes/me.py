@@ -21,7 +21,8 @@ def me(
     """The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
     ``session`` says whether the bearer token is a session, which sign-out revokes;
-    ``regenerate_varies`` whether Regenerate can give a different answer."""
+    ``regenerate_varies`` whether Regenerate can give a different answer; ``handoff`` whether a
+    member may ask for a person."""
     user = caller.user
     signed_in_by_session = (
         caller.via == "bearer"
@@ -33,4 +34,5 @@ def me(
         role=user.role,
         session=signed_in_by_session,
         regenerate_varies=runtime.settings.regenerate_varies,
+        handoff=runtime.settings.handoff,
     )

@@ -10,6 +10,7 @@ import type {
   AbstentionPublic,
   AdminConversation,
   AdminConversationSummary,
+  AdminHandoffPage,
   Card,
   CardPage,
   ChatRequest,
@@ -30,6 +31,11 @@ import type {
   SessionPublic,
   FeedbackPublic,
   FeedbackRequest,
+  HandoffReceipt,
+  HandoffStatus,
+  Outcome,
+  OutcomeConversation,
+  ResolutionReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
   Me,
@@ -322,6 +328,14 @@ export class ApiClient {
     });
   }
 
+  /** Ask for a person on one of the member's conversations, with an optional message. */
+  requestHandoff(conversationId: string, message: string | null): Promise<HandoffReceipt> {
+    return this.request<HandoffReceipt>(
+      `/conversations/${encodeURIComponent(conversationId)}/handoff`,
+      { method: "POST", body: JSON.stringify({ message }) },
+    );
+  }
+
   /** Example questions for an empty conversation. */
   examples(): Promise<ExamplesPublic> {
     return this.request<ExamplesPublic>("/examples");
@@ -331,6 +345,23 @@ export class ApiClient {
 
   adminConversations(): Promise<AdminConversationSummary[]> {
     return this.request<AdminConversationSummary[]>("/admin/conversations");
+  }
+
+  /** Conversations by outcome per day or week. */
+  resolution(period: "day" | "week"): Promise<ResolutionReport> {
+    return this.request<ResolutionReport>(`/admin/analytics/resolution${query({ period })}`);
+  }
+
+  /** The conversations behind a number of the resolution report, newest first. */
+  outcomeConversations(outcome: Outcome | null): Promise<OutcomeConversation[]> {
+    return this.request<OutcomeConversation[]>(
+      `/admin/analytics/resolution/conversations${query({ outcome, limit: 200 })}`,
+    );
+  }
+
+  /** The handoff outbox, newest first (only `status` ones when given). */
+  adminHandoffs(status: HandoffStatus | null = null): Promise<AdminHandoffPage> {
+    return this.request<AdminHandoffPage>(`/admin/handoffs${query({ status, limit: 200 })}`);
   }
 
   adminConversation(id: string): Promise<AdminConversation> {

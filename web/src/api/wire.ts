@@ -36,6 +36,8 @@ export type ChatResponse = Schemas["ChatResponsePublic"];
 export type ConversationSummary = Schemas["ConversationSummaryPublic"];
 export type Message = Schemas["MessagePublic"];
 export type Conversation = Schemas["ConversationPublic"];
+/** The receipt of a request for a person: stored, the helpdesk will receive it. */
+export type HandoffReceipt = Schemas["HandoffReceipt"];
 
 // -- stream events (POST /chat/stream): Server-Sent Events, which the OpenAPI does not describe --
 
@@ -66,6 +68,13 @@ export type StoredSource = {
 
 /** A catalogue card (admin): internal cards included, with body and every metadata key. */
 export type Card = Schemas["AdminCard"];
+export type AdminHandoffPage = Schemas["AdminHandoffPage"];
+export type ResolutionReport = Schemas["ResolutionReportPublic"];
+export type ResolutionPeriod = Schemas["ResolutionPeriodPublic"];
+export type Outcome = Schemas["OutcomeConversationPublic"]["outcome"];
+export type OutcomeConversation = Schemas["OutcomeConversationPublic"];
+export type AdminHandoff = Schemas["AdminHandoff"];
+export type HandoffStatus = AdminHandoff["status"];
 export type CardPage = Schemas["AdminCardPage"];
 
 export type Period = NonNullable<QueryOf<"/api/v1/admin/analytics/entry-performance">["period"]>;

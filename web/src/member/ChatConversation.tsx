@@ -14,6 +14,7 @@ import { useFollow } from "../chat/useFollow";
 import { useDocumentTitle } from "../shell/title";
 import { Composer } from "./Composer";
 import { ExampleQuestions } from "./ExampleQuestions";
+import { Handoff } from "./Handoff";
 import type { Audience } from "./relevance";
 import { Turn, type TurnActions } from "./Turn";
 
@@ -26,6 +27,8 @@ export function ChatConversation(props: {
   /** Regenerate is offered only when the server's generator can answer differently (the
    * extractive generator gives the same answer every time). */
   regenerateVaries: boolean;
+  /** "Talk to a person" is offered only when the server has a helpdesk to hand over to. */
+  handoff?: boolean;
   /** Admins also see the retrieval path's name where members read plain words. */
   audience?: Audience;
   /** A first answer opened conversation `id`: it is now the open one. */
@@ -150,6 +153,18 @@ export function ChatConversation(props: {
           />
         ))}
       </ol>
+      {props.handoff &&
+        state.conversationId !== null &&
+        load.kind === "ready" &&
+        state.turns.length > 0 && (
+          <Handoff
+            key={state.conversationId}
+            client={client}
+            conversationId={state.conversationId}
+            turns={state.turns}
+            busy={busy}
+          />
+        )}
       {empty && <ExampleQuestions client={client} onAsk={pick} />}
       <p className="visually-hidden" role="status" aria-live="polite">
         {state.status}

@@ -26,6 +26,8 @@ export function ChatLayout(props: {
   role: Audience;
   /** The server's generator can answer differently when asked again. */
   regenerateVaries: boolean;
+  /** The server hands conversations over to a helpdesk ("Talk to a person"). */
+  handoff?: boolean;
 }): ReactNode {
   const { conversationId, drawer } = props;
   const [version, setVersion] = useState(0);
@@ -67,6 +69,7 @@ export function ChatLayout(props: {
           client={props.client}
           conversationId={conversationId}
           regenerateVaries={props.regenerateVaries}
+          handoff={props.handoff}
           audience={props.role}
           onOpened={openConversation}
           onNew={startNew}

@@ -93,6 +93,16 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
+        <NavLink to="/admin/resolution" current={r === "admin-resolution"}>
+          Resolution
+        </NavLink>
+      </li>
+      <li>
+        <NavLink to="/admin/handoffs" current={r === "admin-handoffs"}>
+          Handoffs
+        </NavLink>
+      </li>
+      <li>
         <NavLink
           to="/admin/exposure"
           current={r === "admin-exposure" || r === "admin-member-exposure"}

@@ -26,6 +26,8 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-analytics": "Analytics",
   "admin-events": "Retrieval events",
   "admin-gaps": "Knowledge gaps",
+  "admin-handoffs": "Handoffs",
+  "admin-resolution": "Resolution",
   "admin-exposure": "Exposure",
   "admin-member-exposure": "Member exposure",
 };

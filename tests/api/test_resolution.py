@@ -1,0 +1,88 @@
+"""The resolution report through the API: an answered conversation is open until its window
+closes, then resolved; a "Not helpful" rating makes one unresolved and a handoff one escalated;
+the conversations behind each number are listed; bad parameters are a 422, a member a 403.
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from citewall.api.app import create_app
+from citewall.storage.types import utcnow
+
+from .conftest import EXTERNAL_QUESTION, ApiEnv, client_with
+
+
+def test_outcomes_per_period_and_the_conversations_behind_them(env_both: ApiEnv) -> None:
+    env = env_both
+    _, handoff_client = client_with(
+        env,
+        handoff_webhook_url="http://127.0.0.1:9/handoff",
+        handoff_webhook_secret=SecretStr("resolution-secret-0123456789"),
+    )
+    fine = env.chat("member", EXTERNAL_QUESTION).json()["conversation_id"]
+    rated = env.chat("member", EXTERNAL_QUESTION).json()
+    env.client.put(
+        f"/api/v1/messages/{rated['message_id']}/feedback",
+        json={"rating": "down"},
+        headers=env.auth("member"),
+    )
+    escalated = env.chat("member", EXTERNAL_QUESTION).json()["conversation_id"]
+    assert (
+        handoff_client.post(
+            f"/api/v1/conversations/{escalated}/handoff", headers=env.auth("member")
+        ).status_code
+        == 202
+    )
+    admin = env.auth("admin")
+    now = env.client.get(
+        "/api/v1/admin/analytics/resolution", params={"period": "day"}, headers=admin
+    ).json()
+    assert now["window_hours"] == 72 and now["period"] == "day"
+    assert now["totals"]["counts"] == {
+        "resolved": 0,
+        "escalated": 1,
+        "unresolved": 1,
+        "abandoned": 0,
+        "open": 1,
+    }
+    assert now["totals"]["decided"] == 2 and now["totals"]["resolution_rate"] == 0.0
+    # Three days on, the window has closed: the answered conversation counts as resolved.
+    later = replace(env.runtime, clock=lambda: utcnow() + timedelta(hours=73))
+    client = TestClient(create_app(later))
+    week = client.get(
+        "/api/v1/admin/analytics/resolution", params={"period": "week"}, headers=admin
+    ).json()
+    assert week["totals"]["counts"]["resolved"] == 1 and week["totals"]["counts"]["open"] == 0
+    assert week["totals"]["resolution_rate"] == round(1 / 3, 4)
+    behind = client.get(
+        "/api/v1/admin/analytics/resolution/conversations",
+        params={"outcome": "resolved"},
+        headers=admin,
+    ).json()
+    assert [c["conversation_id"] for c in behind] == [fine]
+    every = client.get("/api/v1/admin/analytics/resolution/conversations", headers=admin).json()
+    assert {c["conversation_id"]: c["outcome"] for c in every} == {
+        fine: "resolved",
+        rated["conversation_id"]: "unresolved",
+        escalated: "escalated",
+    }
+
+
+def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
+    env = env_both
+    admin = env.auth("admin")
+    path = "/api/v1/admin/analytics/resolution"
+    assert env.client.get(path, params={"period": "month"}, headers=admin).status_code == 422
+    assert env.client.get(path, params={"since": "yesterday"}, headers=admin).status_code == 422
+    assert (
+        env.client.get(
+            f"{path}/conversations", params={"outcome": "won"}, headers=admin
+        ).status_code
+        == 422
+    )
+    assert env.client.get(path, headers=env.auth("member")).status_code == 403
