@@ -35,6 +35,9 @@ TABLES = (
     "kb_artifact_parts",
     "kb_artifacts",
     "used_host_tokens",
+    "audit_log",
+    "erasures",
+    "leases",
 )
 
 
