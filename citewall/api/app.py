@@ -5,7 +5,8 @@ Nothing here does work per request; ``Runtime`` holds the models and the databas
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from prometheus_client import Counter
@@ -33,12 +34,14 @@ from citewall.api.routes import (
     feedback,
     health,
     me,
+    privacy,
     search,
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
 from citewall.auth.factory import build_sign_in
 from citewall.config import Settings, get_settings
+from citewall.retention_runs import RetentionSchedule
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.
@@ -62,6 +65,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         redoc_url=None,
         swagger_ui_oauth2_redirect_url=None,
         default_response_class=EncodableJSONResponse,
+        lifespan=_lifespan(runtime),
     )
     app.state.runtime = runtime
     app.state.metrics = ApiMetrics()
@@ -72,7 +76,18 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    for module in (chat, conversations, feedback, examples, search, me, auth, admin, health):
+    for module in (
+        chat,
+        conversations,
+        feedback,
+        examples,
+        search,
+        me,
+        auth,
+        admin,
+        privacy,
+        health,
+    ):
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)
@@ -88,6 +103,26 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware, embed_origins=embed_origins)
     app.add_middleware(BodyReadTimeoutMiddleware, timeout_s=runtime.settings.body_read_timeout_s)
     return app
+
+
+def _lifespan(runtime: Runtime) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """While the app serves: the retention schedule, when a retention window is set (every
+    replica keeps one; the database lease lets one run at a time)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        schedule = None
+        if RetentionSchedule.wanted(runtime.settings):
+            schedule = RetentionSchedule(runtime.session_factory, runtime.settings, runtime.clock)
+            schedule.start()
+        app.state.retention = schedule
+        try:
+            yield
+        finally:
+            if schedule is not None:
+                schedule.stop()
+
+    return lifespan
 
 
 def create_worker_app() -> FastAPI:

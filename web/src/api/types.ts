@@ -233,6 +233,27 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/me/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export
+     * @description All of your conversations as JSON, as the conversation views show them (your questions,
+     *     the answers' prose, their public sources and your ratings). Written to the audit log.
+     */
+    get: operations["export_api_v1_me_export_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/auth/config": {
     parameters: {
       query?: never;
@@ -352,7 +373,7 @@ export interface paths {
     /**
      * Get Any Conversation
      * @description A conversation as stored (a deleted one too): content with markers, every source, the
-     *     member's ratings, retrieval events.
+     *     member's ratings, retrieval events. The read is written to the audit log.
      */
     get: operations["get_any_conversation_api_v1_admin_conversations__conversation_id__get"];
     put?: never;
@@ -414,7 +435,8 @@ export interface paths {
     };
     /**
      * Retrieval Events
-     * @description The retrieval-event log (one row per retrieved card per turn), newest first.
+     * @description The retrieval-event log (one row per retrieved card per turn), newest first. It holds
+     *     the queries members' questions were retrieved with: the read is written to the audit log.
      */
     get: operations["retrieval_events_api_v1_admin_analytics_retrieval_events_get"];
     put?: never;
@@ -524,6 +546,91 @@ export interface paths {
      * @description One member's exposure: totals, per UTC day, and the answers behind it (newest first).
      */
     get: operations["member_exposure_api_v1_admin_analytics_exposure__user_id__get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Audit Log
+     * @description The audit log, newest first: every admin read of members' words, every export, every
+     *     erasure and every change to the knowledge base, with who, when and from which address.
+     */
+    get: operations["audit_log_api_v1_admin_audit_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/retention": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retention Settings
+     * @description How long members' words and audit lines are kept (``CITEWALL_RETENTION_DAYS``,
+     *     ``CITEWALL_AUDIT_RETENTION_DAYS``; None: forever).
+     */
+    get: operations["retention_settings_api_v1_admin_retention_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/users/{user_id}/erasure": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase User
+     * @description Erase a member's personal data on their request: their name and email, their tokens and
+     *     sessions, their conversations' words. What the analytics count stays, under a fresh
+     *     pseudonymous user. The request is recorded (and written to the audit log) before it is
+     *     carried out; the receipt says what was removed, when and by whom.
+     */
+    post: operations["erase_user_api_v1_admin_users__user_id__erasure_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/erasures": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Erasure Receipts
+     * @description The erasure receipts, newest first.
+     */
+    get: operations["erasure_receipts_api_v1_admin_erasures_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -860,6 +967,46 @@ export interface components {
       notes: string[];
     };
     /**
+     * AuditEntryPublic
+     * @description One line of the audit log.
+     */
+    AuditEntryPublic: {
+      /** Id */
+      id: number;
+      /**
+       * At
+       * Format: date-time
+       */
+      at: string;
+      /** Actor */
+      actor: string;
+      /** Actor User Id */
+      actor_user_id: number | null;
+      /** Via */
+      via: string;
+      /** Action */
+      action: string;
+      /** Target */
+      target: string;
+      /** Address */
+      address: string | null;
+      /** Detail */
+      detail: {
+        [key: string]: unknown;
+      };
+    };
+    /** AuditPage */
+    AuditPage: {
+      /** Total */
+      total: number;
+      /** Limit */
+      limit: number;
+      /** Offset */
+      offset: number;
+      /** Entries */
+      entries: components["schemas"]["AuditEntryPublic"][];
+    };
+    /**
      * AuthConfigPublic
      * @description Which ways of signing in this server offers (no secrets): the SPA shows what fits.
      */
@@ -987,6 +1134,35 @@ export interface components {
       unhelpful: number;
       /** Helpful Rate */
       helpful_rate: number | null;
+    };
+    /**
+     * ErasureReceipt
+     * @description What an erasure removed, when, and who asked for it.
+     */
+    ErasureReceipt: {
+      /** Id */
+      id: number;
+      /** User Id */
+      user_id: number;
+      /** Requested By */
+      requested_by: string;
+      /**
+       * Requested At
+       * Format: date-time
+       */
+      requested_at: string;
+      /** Status */
+      status: string;
+      /** Completed At */
+      completed_at: string | null;
+      /** Removed */
+      removed: {
+        [key: string]: number;
+      };
+      /** Kept */
+      kept: {
+        [key: string]: number;
+      };
     };
     /**
      * ErrorPublic
@@ -1327,6 +1503,22 @@ export interface components {
        */
       regenerate_varies: boolean;
     };
+    /**
+     * MemberExport
+     * @description A member's own conversations, as the member views show them (prose only, external
+     *     sources only).
+     */
+    MemberExport: {
+      /** Name */
+      name: string;
+      /**
+       * Exported At
+       * Format: date-time
+       */
+      exported_at: string;
+      /** Conversations */
+      conversations: components["schemas"]["ConversationPublic"][];
+    };
     /** MemberExposureReport */
     MemberExposureReport: {
       /** Since */
@@ -1411,6 +1603,16 @@ export interface components {
        * Format: date-time
        */
       updated_at: string;
+    };
+    /**
+     * RetentionSettings
+     * @description How long members' words and the audit log are kept (None: forever).
+     */
+    RetentionSettings: {
+      /** Retention Days */
+      retention_days: number | null;
+      /** Audit Retention Days */
+      audit_retention_days: number | null;
     };
     /**
      * RetrievalEventRow
@@ -1609,6 +1811,8 @@ export type AdminFeedback = components["schemas"]["AdminFeedback"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
+export type AuditEntryPublic = components["schemas"]["AuditEntryPublic"];
+export type AuditPage = components["schemas"]["AuditPage"];
 export type AuthConfigPublic = components["schemas"]["AuthConfigPublic"];
 export type ChatRequest = components["schemas"]["ChatRequest"];
 export type ChatResponsePublic = components["schemas"]["ChatResponsePublic"];
@@ -1616,6 +1820,7 @@ export type ConversationPublic = components["schemas"]["ConversationPublic"];
 export type ConversationRename = components["schemas"]["ConversationRename"];
 export type ConversationSummaryPublic = components["schemas"]["ConversationSummaryPublic"];
 export type EntryPerformanceRow = components["schemas"]["EntryPerformanceRow"];
+export type ErasureReceipt = components["schemas"]["ErasureReceipt"];
 export type ErrorPublic = components["schemas"]["ErrorPublic"];
 export type ExamplesPublic = components["schemas"]["ExamplesPublic"];
 export type ExposureBudget = components["schemas"]["ExposureBudget"];
@@ -1635,9 +1840,11 @@ export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
 export type KnowledgeGapQuestion = components["schemas"]["KnowledgeGapQuestion"];
 export type KnowledgeGapReport = components["schemas"]["KnowledgeGapReport"];
 export type MePublic = components["schemas"]["MePublic"];
+export type MemberExport = components["schemas"]["MemberExport"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
 export type RatedAnswer = components["schemas"]["RatedAnswer"];
+export type RetentionSettings = components["schemas"]["RetentionSettings"];
 export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
@@ -2617,6 +2824,53 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MePublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  export_api_v1_me_export_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["MemberExport"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
@@ -3676,6 +3930,315 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MemberExposureReport"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  audit_log_api_v1_admin_audit_get: {
+    parameters: {
+      query?: {
+        /** @description Only lines of this action */
+        action?:
+          | (
+              | "conversation.read"
+              | "feedback.read"
+              | "knowledge_gaps.read"
+              | "retrieval_events.read"
+              | "exposure.read"
+              | "export"
+              | "erasure"
+              | "cards.change"
+              | "retention"
+            )
+          | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuditPage"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  retention_settings_api_v1_admin_retention_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RetentionSettings"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  erase_user_api_v1_admin_users__user_id__erasure_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErasureReceipt"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  erasure_receipts_api_v1_admin_erasures_get: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErasureReceipt"][];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
