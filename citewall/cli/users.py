@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 from datetime import datetime
 
@@ -17,6 +16,7 @@ from rich.table import Table
 
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.cli.errors import cli_errors
+from citewall.cli.operator import operator_name
 from citewall.config import get_settings
 from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, find_user, request_erasure
@@ -164,14 +164,6 @@ def revoke_token_(
     typer.echo(f"revoked token {revoked.prefix}…")
 
 
-def _operator() -> str:
-    """Who runs the command on the host, for the receipt and the audit log."""
-    try:
-        return f"cli:{getpass.getuser()}"
-    except (KeyError, OSError):  # no login name (a container without a passwd entry)
-        return "cli"
-
-
 @app.command("erase")
 def erase(
     who: str = typer.Argument(..., help="The user's name or id."),
@@ -193,7 +185,7 @@ def erase(
                     "conversations' words? This cannot be undone",
                     abort=True,
                 )
-            operator = _operator()
+            operator = operator_name()
             now = utcnow()
             with db.sessions() as session:
                 request = request_erasure(
