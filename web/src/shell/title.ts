@@ -28,6 +28,7 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-gaps": "Knowledge gaps",
   "admin-exposure": "Exposure",
   "admin-member-exposure": "Member exposure",
+  "admin-audit": "Audit log",
 };
 
 /** The name of a page the shell titles (every route but the chat, which titles itself). */
