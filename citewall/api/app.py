@@ -25,6 +25,7 @@ from citewall.api.limits import (
 )
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
+from citewall.api.retention_schedule import RetentionSchedule
 from citewall.api.routes import (
     admin,
     auth,
@@ -41,7 +42,6 @@ from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
 from citewall.auth.factory import build_sign_in
 from citewall.config import Settings, get_settings
-from citewall.retention_runs import RetentionSchedule
 from citewall.runtime import Runtime
 
 DESCRIPTION = """Retrieval-augmented chat with honest citations and a protected corpus.

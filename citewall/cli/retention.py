@@ -8,9 +8,9 @@ import json
 
 import typer
 
+from citewall.api.retention_schedule import run_once, runner_name
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
 from citewall.config import get_settings
-from citewall.retention_runs import run_once, runner_name
 from citewall.storage.schema import open_database
 
 app = typer.Typer(

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from citewall.api.app import create_app
-from citewall.retention_runs import LEASE_TTL, run_once
+from citewall.api.retention_schedule import LEASE_TTL, run_once
 from citewall.storage import leases
 from citewall.storage.models import Conversation, Message
 from citewall.storage.retention import LEASE
