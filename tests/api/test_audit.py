@@ -131,3 +131,14 @@ def test_a_read_through_the_identity_aware_proxy_is_logged(
     assert str(line["actor"]).startswith(f"auditor@{ADMIN_DOMAIN}-")
     assert line["target"] == f"conversation:{conversation_id}"
     assert line["address"] == "testclient"
+
+
+def test_a_members_export_is_logged_under_their_name(env_sqlite: ApiEnv) -> None:
+    env = env_sqlite
+    _conversation(env)
+    r = env.client.get("/api/v1/me/export", headers=env.auth("member"))
+    assert r.status_code == 200 and r.json()["conversations"]
+    line = _lines(env, env.auth("admin"), action="export", limit=1)[0]
+    assert line["actor_user_id"] == env.user_ids["member"] and line["via"] == "bearer"
+    assert line["target"] == f"user:{env.user_ids['member']}"
+    assert line["detail"] == {"conversations": len(r.json()["conversations"])}
