@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, not_, select, update
+from sqlalchemy import ColumnElement, Select, and_, not_, select, union, update
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from citewall.storage.db import begin_write
@@ -40,6 +40,9 @@ class ContentColumn:
     #: What the removed value is ('' for NOT NULL text, None otherwise).
     blank: str | None
     rows_of: Callable[[Sequence[str]], ColumnElement[bool]]
+    #: The ids of the conversations that still hold words in this column (what retention and
+    #: erasure look for; a comment written after a run is found again).
+    holding_words: Callable[[], Select[str]]
 
 
 def _feedback_of(ids: Sequence[str]) -> ColumnElement[bool]:
@@ -47,13 +50,44 @@ def _feedback_of(ids: Sequence[str]) -> ColumnElement[bool]:
 
 
 CONTENT_COLUMNS: tuple[ContentColumn, ...] = (
-    ContentColumn("messages.content", Message.content, "", Message.conversation_id.in_),
-    ContentColumn("conversations.title", Conversation.title, REMOVED_TITLE, Conversation.id.in_),
-    ContentColumn("feedback.comment", Feedback.comment, None, _feedback_of),
     ContentColumn(
-        "retrieval_events.query", RetrievalEvent.query, None, RetrievalEvent.conversation_id.in_
+        "messages.content",
+        Message.content,
+        "",
+        Message.conversation_id.in_,
+        lambda: select(Message.conversation_id).where(Message.content_removed_at.is_(None)),
+    ),
+    ContentColumn(
+        "conversations.title",
+        Conversation.title,
+        REMOVED_TITLE,
+        Conversation.id.in_,
+        lambda: select(Conversation.id).where(Conversation.title != REMOVED_TITLE),
+    ),
+    ContentColumn(
+        "feedback.comment",
+        Feedback.comment,
+        None,
+        _feedback_of,
+        lambda: (
+            select(Message.conversation_id)
+            .join(Feedback, Feedback.message_id == Message.id)
+            .where(Feedback.comment.is_not(None))
+        ),
+    ),
+    ContentColumn(
+        "retrieval_events.query",
+        RetrievalEvent.query,
+        None,
+        RetrievalEvent.conversation_id.in_,
+        lambda: select(RetrievalEvent.conversation_id).where(RetrievalEvent.query.is_not(None)),
     ),
 )
+
+
+def holding_words() -> ColumnElement[bool]:
+    """Condition on ``Conversation``: it still holds words in one of ``CONTENT_COLUMNS``."""
+    return Conversation.id.in_(union(*(entry.holding_words() for entry in CONTENT_COLUMNS)))
 
 
 def _still_there(entry: ContentColumn) -> ColumnElement[bool]:

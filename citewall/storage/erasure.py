@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.errors import NotFoundError, UserError
 from citewall.storage.audit import AuditEvent, entry_row
-from citewall.storage.content import CONTENT_COLUMNS, remove_content
+from citewall.storage.content import CONTENT_COLUMNS, holding_words, remove_content
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import (
@@ -38,7 +38,6 @@ from citewall.storage.models import (
     Exposure,
     ExposureReservation,
     Feedback,
-    Message,
     User,
 )
 from citewall.storage.retention import BATCH
@@ -104,12 +103,7 @@ def request_erasure(
 def _conversations_with_words(session: Session, user_id: int, limit: int) -> list[str]:
     rows = session.scalars(
         select(Conversation.id)
-        .where(
-            Conversation.user_id == user_id,
-            Conversation.id.in_(
-                select(Message.conversation_id).where(Message.content_removed_at.is_(None))
-            ),
-        )
+        .where(Conversation.user_id == user_id, holding_words())
         .order_by(Conversation.id)
         .limit(limit)
     )

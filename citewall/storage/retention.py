@@ -19,9 +19,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.storage import audit
-from citewall.storage.content import CONTENT_COLUMNS, remove_content
+from citewall.storage.content import CONTENT_COLUMNS, holding_words, remove_content
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import Conversation, Message
+from citewall.storage.models import Conversation
 
 #: Conversations per batch (one transaction each).
 BATCH = 200
@@ -54,17 +54,12 @@ class RetentionReport:
 
 
 def expired_conversations(session: Session, updated_before: datetime, limit: int) -> list[str]:
-    """Up to ``limit`` conversations not updated since ``updated_before`` that still hold a
-    message with its words."""
+    """Up to ``limit`` conversations not updated since ``updated_before`` that still hold
+    words in one of the content columns."""
     with storage_errors(session, "finding conversations past retention"):
         rows = session.scalars(
             select(Conversation.id)
-            .where(
-                Conversation.updated_at < updated_before,
-                Conversation.id.in_(
-                    select(Message.conversation_id).where(Message.content_removed_at.is_(None))
-                ),
-            )
+            .where(Conversation.updated_at < updated_before, holding_words())
             .order_by(Conversation.updated_at, Conversation.id)
             .limit(limit)
         )

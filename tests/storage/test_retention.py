@@ -12,7 +12,7 @@ from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.storage import audit, leases
 from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, pending_erasures, request_erasure, resume_erasures
-from citewall.storage.models import ApiToken, AuditEntry, Conversation, Message, User
+from citewall.storage.models import ApiToken, AuditEntry, Conversation, Feedback, Message, User
 from citewall.storage.retention import RetentionPolicy, run_retention
 from citewall.storage.schema import Database
 from citewall.storage.users import create_user
@@ -113,3 +113,30 @@ def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) 
         assert pending_erasures(session) == []
         lines = session.scalars(select(AuditEntry.action)).all()
         assert lines == ["erasure"]  # the second request was the open one, not a new line
+
+
+def test_a_comment_written_after_a_run_goes_at_the_next(db: Database) -> None:
+    """Rating an old answer does not move its conversation on; its comment is words all the
+    same, and the next run removes it."""
+    with db.sessions() as session:
+        user, _ = create_user(session, "late")
+        old = NOW - timedelta(days=40)
+        conversation = Conversation(user_id=user.id, title="t", created_at=old, updated_at=old)
+        session.add(conversation)
+        session.flush()
+        answer = Message(
+            conversation_id=conversation.id, seq=1, role="assistant", content="a", created_at=old
+        )
+        session.add(answer)
+        session.commit()
+        answer_id, user_id = answer.id, user.id
+    policy = RetentionPolicy(days=30)
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 1
+    with db.sessions() as session:
+        session.add(Feedback(message_id=answer_id, user_id=user_id, rating="down", comment="late"))
+        session.commit()
+    again = run_retention(db.sessions, policy, now=NOW)
+    assert again.removed["feedback.comment"] == 1
+    with db.sessions() as session:
+        assert session.scalar(select(Feedback.comment)) is None
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 0
