@@ -256,6 +256,29 @@ class Settings(BaseSettings):
         "sentence a verbatim copy.",
     )
 
+    # -- members' data (docs/privacy.md) -------------------------------------------------------
+    retention_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=36600,
+        description="Remove the words of conversations not updated for this many days "
+        "(questions, answers, feedback comments, retrieval queries); the analytics rows stay. "
+        "Unset: kept until a member's data is erased.",
+    )
+    audit_retention_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=36600,
+        description="Keep audit log lines this many days (unset: forever). Retention of "
+        "conversations never trims the audit log.",
+    )
+    retention_interval_s: float = Field(
+        default=3600.0,
+        ge=1.0,
+        le=7 * 24 * 3600.0,
+        description="How often `citewall serve` runs retention (one replica at a time).",
+    )
+
     # -- generation ----------------------------------------------------------------------------
     generator: GeneratorName = "extractive"
     openai_base_url: str | None = None

@@ -25,6 +25,7 @@ from citewall.api.limits import (
 )
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
+from citewall.api.retention_schedule import RetentionSchedule
 from citewall.api.routes import (
     admin,
     auth,
@@ -36,6 +37,7 @@ from citewall.api.routes import (
     handoff,
     health,
     me,
+    privacy,
     resolution,
     search,
     sources,
@@ -93,6 +95,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         sources,
         eval_questions,
         resolution,
+        privacy,
         health,
     )
     for module in routers:
@@ -115,8 +118,9 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
 
 @asynccontextmanager
 async def background_work(app: FastAPI) -> AsyncIterator[None]:
-    """What the server runs beside its requests while it is up: the handoff delivery loop,
-    when a helpdesk webhook is configured (every process runs one; leases keep them apart)."""
+    """What the server runs beside its requests while it is up: the handoff delivery loop, when
+    a helpdesk webhook is configured, and the retention schedule, when a retention window is
+    set (every process runs each; database leases let one act at a time)."""
     runtime: Runtime = app.state.runtime
     webhook = Webhook.from_settings(runtime.settings)
     worker = None
@@ -128,11 +132,18 @@ async def background_work(app: FastAPI) -> AsyncIterator[None]:
             clock=runtime.clock,
         )
         worker.start()
+    schedule = None
+    if RetentionSchedule.wanted(runtime.settings):
+        schedule = RetentionSchedule(runtime.session_factory, runtime.settings, runtime.clock)
+        schedule.start()
+    app.state.retention = schedule
     try:
         yield
     finally:
         if worker is not None:
             worker.stop()
+        if schedule is not None:
+            schedule.stop()
 
 
 def create_worker_app() -> FastAPI:

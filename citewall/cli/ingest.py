@@ -8,6 +8,8 @@ from pathlib import Path
 import typer
 
 from citewall.cli.errors import cli_errors
+from citewall.cli.operator import record_cards_change
+from citewall.config import get_settings
 from citewall.errors import UserError
 
 
@@ -61,10 +63,15 @@ def ingest(
         if license is not None:
             raise UserError("--license applies to --site (cards in files carry their own)")
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
-        from citewall.config import get_settings
         from citewall.ingest.pipeline import ingest_paths
 
         report = ingest_paths(paths, get_settings(), prune=prune, progress=progress)
+        if report.added or report.updated or report.deleted:
+            record_cards_change(
+                get_settings(),
+                f"paths:{', '.join(str(p) for p in paths)}",
+                {"added": report.added, "updated": report.updated, "deleted": report.deleted},
+            )
     for err in report.errors:
         typer.echo(f"refused: {err}", err=True)
     typer.echo(report.summary())
@@ -75,10 +82,16 @@ def ingest(
 def _ingest_sites(entries: list[str], license: str | None, prune: bool, progress: bool) -> None:
     """Crawl and ingest; refusals (URL: reason) and notes on stderr, the summary on stdout."""
     # Deferred: the models, indexes and trafilatura take seconds to import.
-    from citewall.config import get_settings
     from citewall.ingest.crawl.run import ingest_sites
 
     report = ingest_sites(entries, get_settings(), license=license, prune=prune, progress=progress)
+    changed = report.ingest
+    if changed.added or changed.updated or changed.deleted:
+        record_cards_change(
+            get_settings(),
+            f"sites:{', '.join(entries)}",
+            {"added": changed.added, "updated": changed.updated, "deleted": changed.deleted},
+        )
     for refusal in report.refused:
         typer.echo(f"refused: {refusal.url}: {refusal.reason}", err=True)
     for url, kept in report.duplicates:

@@ -7,7 +7,18 @@ from __future__ import annotations
 
 import typer
 
-from citewall.cli import analytics, ask, bench, demo, evaluate, ingest, serve, sources, users
+from citewall.cli import (
+    analytics,
+    ask,
+    bench,
+    demo,
+    evaluate,
+    ingest,
+    retention,
+    serve,
+    sources,
+    users,
+)
 
 app = typer.Typer(
     name="citewall",
@@ -27,6 +38,7 @@ app.add_typer(users.app, name="users")
 app.add_typer(evaluate.app, name="eval")
 app.add_typer(bench.app, name="bench")
 app.add_typer(analytics.app, name="analytics")
+app.add_typer(retention.app, name="retention")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,8 +14,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.cli.errors import cli_errors
+from citewall.cli.operator import operator_name
 from citewall.config import get_settings
+from citewall.storage.audit import AuditEvent
+from citewall.storage.erasure import carry_out, find_user, request_erasure
 from citewall.storage.models import ROLES, ApiToken, User
 from citewall.storage.schema import Database, open_database
 from citewall.storage.types import utcnow
@@ -158,3 +162,55 @@ def revoke_token_(
         finally:
             db.dispose()
     typer.echo(f"revoked token {revoked.prefix}…")
+
+
+@app.command("erase")
+def erase(
+    who: str = typer.Argument(..., help="The user's name or id."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+) -> None:
+    """Erase a user's personal data on their request (docs/privacy.md): name, email, tokens,
+    sessions and their conversations' words; the analytics keep their rows unnamed. Prints
+    the receipt as JSON."""
+    with cli_errors():
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                user = find_user(session, who)
+                user_id, name = user.id, user.name
+                session.commit()
+            if not yes:
+                typer.confirm(
+                    f"erase {name!r} (id {user_id}): their name, email, tokens, sessions and "
+                    "conversations' words? This cannot be undone",
+                    abort=True,
+                )
+            operator = operator_name()
+            now = utcnow()
+            with db.sessions() as session:
+                request = request_erasure(
+                    session,
+                    user_id,
+                    requested_by=operator,
+                    now=now,
+                    audit=AuditEvent(
+                        actor=operator,
+                        actor_user_id=None,
+                        via="cli",
+                        action="erasure",
+                        target=f"user:{user_id}",
+                    ),
+                )
+            done = carry_out(db.sessions, request.id, now=now, canned_replies=SMALL_TALK_REPLIES)
+        finally:
+            db.dispose()
+    receipt = {
+        "erasure": done.id,
+        "user_id": done.user_id,
+        "requested_by": done.requested_by,
+        "requested_at": done.requested_at.isoformat(),
+        "completed_at": done.completed_at.isoformat() if done.completed_at else None,
+        **done.receipt,
+    }
+    typer.echo(f"erased user id {user_id}; receipt:")
+    typer.echo(json.dumps(receipt, indent=2))

@@ -157,6 +157,7 @@ def gap_questions(
             answer.answer_status,
             answer.support,
             answer.created_at,
+            answer.coverage,
         )
         .join(asked, asks(asked, answer))
         .where(*conditions)
@@ -175,8 +176,11 @@ def gap_questions(
         status = str(r[3] or "answered")
         support = None if r[4] is None else float(r[4])
         cards = retrieved.get(message_id, [])
-        covered = coverage(
-            queries.get(message_id) or question, [terms.get(c, set()) for c in cards]
+        # An answer whose words retention removed kept the coverage it had then.
+        covered = (
+            float(r[6])
+            if r[6] is not None
+            else coverage(queries.get(message_id) or question, [terms.get(c, set()) for c in cards])
         )
         outcome = TurnOutcome(status, support, covered, ratings.get(message_id))
         reason = rule.reason(outcome)
@@ -195,6 +199,28 @@ def gap_questions(
                 rating=outcome.rating,
             )
         )
+    return out
+
+
+def turn_coverage(session: Session, answer_ids: Sequence[str]) -> dict[str, float]:
+    """Per answer, the coverage ``gap_questions`` computes for it now (from its question, or the
+    query retrieval ran with, and the cards retrieved for it as stored now): what retention
+    freezes on the answer before removing the words it is computed from."""
+    out: dict[str, float] = {}
+    asked = aliased(Message)
+    for batch in _in_batches(answer_ids):
+        rows = session.execute(
+            select(Message.id, asked.content)
+            .join(asked, asks(asked, Message))
+            .where(Message.id.in_(batch))
+        ).all()
+        retrieved, queries = _retrieved(session, [str(r[0]) for r in rows])
+        terms = _card_terms(session, {c for cards in retrieved.values() for c in cards})
+        for message_id, question in rows:
+            cards = retrieved.get(str(message_id), [])
+            out[str(message_id)] = coverage(
+                queries.get(str(message_id)) or str(question), [terms.get(c, set()) for c in cards]
+            )
     return out
 
 

@@ -184,6 +184,11 @@ class Message(Base):
     #: stays in the conversation, before this one.
     regenerated_from: Mapped[str | None] = mapped_column(String(36), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: When retention or an erasure removed its words (``storage.content``), None while kept.
+    content_removed_at: Mapped[datetime | None] = mapped_column(default=None)
+    #: The knowledge-gaps coverage of an answer's question, frozen when its words were removed
+    #: (``storage.gaps`` reads it then); None while the question is stored.
+    coverage: Mapped[float | None] = mapped_column(Double, default=None)
 
     def __repr__(self) -> str:
         return f"Message(id={self.id!r}, seq={self.seq!r}, role={self.role!r})"
@@ -555,3 +560,66 @@ class HandoffAttempt(Base):
 
     def __repr__(self) -> str:
         return f"HandoffAttempt(handoff_id={self.handoff_id!r}, status_code={self.status_code!r})"
+
+
+class AuditEntry(Base):
+    """One line of the audit log (``storage.audit``): who did what to which member's data,
+    when and from which address. Append-only: no route edits or deletes a row; only the audit
+    retention (``CITEWALL_AUDIT_RETENTION_DAYS``) trims rows older than its window.
+
+    ``actor_user_id`` is deliberately not a foreign key: the line outlives the user.
+    """
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    #: The admin's or member's user name, or ``cli`` / ``retention`` for work done on the host.
+    actor: Mapped[str] = mapped_column(StringType(320))
+    actor_user_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    #: How the actor came: ``bearer``, ``admin_proxy`` or ``cli``.
+    via: Mapped[str] = mapped_column(String(16))
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    #: What it was done to: ``conversation:<id>``, ``user:<id>``, ``report:<name>``...
+    target: Mapped[str] = mapped_column(StringType(255))
+    address: Mapped[str | None] = mapped_column(String(64), default=None)
+    detail: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
+
+    def __repr__(self) -> str:
+        return f"AuditEntry(id={self.id!r}, action={self.action!r}, target={self.target!r})"
+
+
+class Erasure(Base):
+    """One erasure request (``storage.erasure``), recorded before it is carried out so an
+    interrupted one resumes; ``receipt`` says what was removed once it is ``done``.
+
+    ``user_id`` is the erased user's id as it was (the row itself is gone once done).
+    """
+
+    __tablename__ = "erasures"
+    __table_args__ = (CheckConstraint("status IN ('requested', 'done')", name="status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(Integer, index=True)
+    requested_by: Mapped[str] = mapped_column(StringType(320))
+    requested_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="requested")
+    completed_at: Mapped[datetime | None] = mapped_column(default=None)
+    receipt: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
+
+    def __repr__(self) -> str:
+        return f"Erasure(id={self.id!r}, user_id={self.user_id!r}, status={self.status!r})"
+
+
+class Lease(Base):
+    """A named lease one process holds until ``expires_at`` (``storage.leases``): the one
+    retention runner across replicas."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(100))
+    expires_at: Mapped[datetime] = mapped_column()
+
+    def __repr__(self) -> str:
+        return f"Lease(name={self.name!r}, holder={self.holder!r})"

@@ -368,3 +368,16 @@ def test_the_checker_catches_a_leak(world: World) -> None:
     assert r.status_code == 200
     with pytest.raises(Leak):
         _check(world, "admin view", r)
+
+
+def test_the_members_export_is_their_own_member_views_and_leaks_nothing(world: World) -> None:
+    """The export holds the member's conversations (one citing internal cards among them),
+    not another member's, and passes the same checks as every member response."""
+    env = world.env
+    r = env.client.get("/api/v1/me/export", headers=env.auth("member"))
+    assert r.status_code == 200, r.text
+    exported = {c["id"]: c for c in r.json()["conversations"]}
+    assert world.conversations["member"] in exported
+    assert world.conversations["other"] not in exported
+    assert exported[world.conversations["member"]]["messages"]
+    _check(world, "GET /api/v1/me/export as member", r)

@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from citewall.cli.main import app
+from citewall.storage import audit
+from citewall.storage.schema import open_database
 from ingest.kbfixtures import CARDS
 
 
@@ -33,5 +35,14 @@ def test_cli_ingest_reports_counts_and_refusals(
         kb.write_text("\n".join(json.dumps(c) for c in [CARDS[0], CARDS[1]]) + "\n")
         again = CliRunner().invoke(app, ["ingest", str(kb), "--no-progress"])
         assert again.exit_code == 0 and "unchanged 2" in again.stdout
+        # The change to the knowledge base is one audit line; the unchanged run writes none.
+        database = open_database(get_settings().sqlalchemy_url)
+        try:
+            with database.sessions() as session:
+                lines, total = audit.entries(session, action="cards.change")
+        finally:
+            database.dispose()
+        assert total == 1 and lines[0].via == "cli" and lines[0].actor.startswith("cli")
+        assert lines[0].detail == {"added": 2, "updated": 0, "deleted": 0}
     finally:
         get_settings.cache_clear()

@@ -37,6 +37,9 @@ TABLES = (
     "kb_artifact_parts",
     "kb_artifacts",
     "used_host_tokens",
+    "audit_log",
+    "erasures",
+    "leases",
 )
 
 

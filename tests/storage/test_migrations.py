@@ -39,6 +39,9 @@ TABLES = {
     "ingest_runs",
     "handoffs",
     "handoff_attempts",
+    "audit_log",
+    "erasures",
+    "leases",
 }
 
 #: What a downgrade must never empty (it drops only its own columns and tables).
@@ -451,5 +454,49 @@ def test_0010_rewrites_legacy_source_shapes_and_keeps_the_rest(fresh_database_ur
         ]
         assert stored[1] == [today]
         assert [s.card_id for s in readable_sources(stored[0])] == ["b", "c", "d", "a"]
+    finally:
+        engine.dispose()
+
+
+def test_0013_keeps_earlier_messages_whole_and_downgrades_to_0010_with_them(
+    fresh_database_url: str,
+) -> None:
+    """Messages stored before the privacy revision keep their words (nothing is marked
+    removed); downgrading drops the audit log, erasures and leases and keeps the messages."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, "0010")
+        with engine.begin() as conn:
+            conn.execute(
+                text("INSERT INTO users (name, role, created_at) VALUES ('u', 'member', :t)"),
+                {"t": "2026-01-01T00:00:00+00:00"},
+            )
+            user_id = conn.execute(text("SELECT id FROM users")).scalar_one()
+            conn.execute(
+                text(
+                    "INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
+                    "VALUES ('c', :u, 't', :t, :t)"
+                ),
+                {"u": user_id, "t": "2026-01-01T00:00:00+00:00"},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO messages (id, conversation_id, seq, role, content, sources, "
+                    "timings, dropped_markers, created_at) "
+                    "VALUES ('m', 'c', 1, 'user', 'my words', '[]', '{}', 0, :t)"
+                ),
+                {"t": "2026-01-01T00:00:00+00:00"},
+            )
+        migrate(engine)
+        with engine.connect() as conn:
+            row = conn.execute(
+                text("SELECT content, content_removed_at, coverage FROM messages")
+            ).one()
+        assert tuple(row) == ("my words", None, None)
+        downgrade(engine, "0010")
+        names = set(inspect(engine).get_table_names())
+        assert not names & {"audit_log", "erasures", "leases"}
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT content FROM messages")).scalar_one() == "my words"
     finally:
         engine.dispose()

@@ -19,6 +19,7 @@ import { AdminCards } from "./admin/AdminCards";
 import { AdminConversationView } from "./admin/AdminConversationView";
 import { AdminConversations } from "./admin/AdminConversations";
 import { AdminEvents } from "./admin/AdminEvents";
+import { AdminAudit } from "./admin/AdminAudit";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
 import { AdminGaps } from "./admin/AdminGaps";
@@ -221,5 +222,7 @@ function Page(props: {
       return <AdminExposure client={client} />;
     case "admin-member-exposure":
       return <AdminMemberExposure client={client} userId={route.userId} />;
+    case "admin-audit":
+      return <AdminAudit client={client} />;
   }
 }

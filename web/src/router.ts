@@ -17,6 +17,7 @@ export type Route =
   | { name: "admin-resolution" }
   | { name: "admin-exposure" }
   | { name: "admin-member-exposure"; userId: string }
+  | { name: "admin-audit" }
   | { name: "not-found" };
 
 /** Map a pathname to a route. */
@@ -40,6 +41,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };
     if (parts.length === 2 && parts[1] === "handoffs") return { name: "admin-handoffs" };
     if (parts.length === 2 && parts[1] === "resolution") return { name: "admin-resolution" };
+    if (parts.length === 2 && parts[1] === "audit") return { name: "admin-audit" };
     if (parts[1] === "exposure") {
       if (parts.length === 2) return { name: "admin-exposure" };
       if (parts.length === 3 && parts[2])

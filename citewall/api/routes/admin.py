@@ -32,6 +32,7 @@ from citewall.api.analytics_schemas import (
     RatedAnswer,
     RetrievalEventRow,
 )
+from citewall.api.audit import AuditTrail
 from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
@@ -157,10 +158,13 @@ def admin_message(message: Message, rating: Feedback | None) -> AdminMessage:
 
 
 @router.get("/conversations/{conversation_id}", response_model=AdminConversation)
-def get_any_conversation(conversation_id: str, session: SessionDep, admin: AdminUser) -> Any:
+def get_any_conversation(
+    conversation_id: str, session: SessionDep, admin: AdminUser, trail: AuditTrail
+) -> Any:
     """A conversation as stored (a deleted one too): content with markers, every source, the
-    member's ratings, retrieval events."""
+    member's ratings, retrieval events. The read is written to the audit log."""
     conv = conversations.get_conversation(session, conversation_id, None)
+    trail.record(session, "conversation.read", f"conversation:{conv.id}", {"user_id": conv.user_id})
     messages = conversations.list_messages(session, conv.id)
     ratings = feedback.feedback_of(session, (str(m.id) for m in messages), conv.user_id)
     return AdminConversation(
@@ -227,6 +231,7 @@ def entry_performance(
 def retrieval_events(
     session: SessionDep,
     admin: AdminUser,
+    trail: AuditTrail,
     card_id: str | None = Query(None, max_length=200),
     hybrid_path: Literal["full", "rrf_only", "dense_only", "none"] | None = Query(
         None, description="'none' selects turns where nothing was retrieved"
@@ -237,7 +242,9 @@ def retrieval_events(
     limit: int = Query(100, ge=1, le=1000),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
-    """The retrieval-event log (one row per retrieved card per turn), newest first."""
+    """The retrieval-event log (one row per retrieved card per turn), newest first. It holds
+    the queries members' questions were retrieved with: the read is written to the audit log."""
+    trail.record(session, "retrieval_events.read", "report:retrieval-events")
     rows = analytics.retrieval_events(
         session,
         card_id=card_id,
@@ -255,6 +262,7 @@ def retrieval_events(
 def feedback_summary(
     session: SessionDep,
     admin: AdminUser,
+    trail: AuditTrail,
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(20, ge=1, le=500, description="Cards and answers returned (each)"),
@@ -263,6 +271,7 @@ def feedback_summary(
     cited card (most thumbs down first), and the rated answers, thumbs down first, newest first
     (content as stored, markers kept, with the question and the conversation)."""
     report = feedback_report.feedback_report(session, since=since, until=until, limit=limit)
+    trail.record(session, "feedback.read", "report:feedback")
     return FeedbackReport(
         since=since,
         until=until,
@@ -279,6 +288,7 @@ def knowledge_gaps(
     session: SessionDep,
     runtime: RuntimeDep,
     admin: AdminUser,
+    trail: AuditTrail,
     period: Literal["day", "week", "month"] = Query("week"),
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
@@ -290,6 +300,7 @@ def knowledge_gaps(
     s = runtime.settings
     rule = GapRule(min_coverage=s.knowledge_gap_min_coverage, low_support=s.knowledge_gap_support)
     found = gaps.gap_questions(session, rule=rule, since=since, until=until)
+    trail.record(session, "knowledge_gaps.read", "report:knowledge-gaps")
     listed = len(found["gap"]) + len(found["answered_badly"])
     return KnowledgeGapReport(
         period=period,
@@ -368,6 +379,7 @@ def member_exposure(
     session: SessionDep,
     runtime: RuntimeDep,
     admin: AdminUser,
+    trail: AuditTrail,
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(50, ge=1, le=500, description="Turns returned, newest first"),
@@ -377,6 +389,7 @@ def member_exposure(
     report = exposure_report.member_exposure(
         session, user_id, since=since, until=until, limit=limit, offset=offset
     )
+    trail.record(session, "exposure.read", f"user:{user_id}")
     return MemberExposureReport(
         since=since,
         until=until,

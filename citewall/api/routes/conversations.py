@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Query, Response
+from sqlalchemy.orm import Session
 
 from citewall.api.deps import CurrentUser, SessionDep
 from citewall.api.json_body import StrictJsonRoute
@@ -101,10 +102,15 @@ def list_own_conversations(
 @router.get("/conversations/{conversation_id}", response_model=ConversationPublic)
 def get_own_conversation(conversation_id: str, session: SessionDep, user: CurrentUser) -> Any:
     """Reload a conversation. Another member's, a deleted or an unknown id answers 404."""
-    conversation = conversations.get_conversation(session, conversation_id, user.id)
+    return member_conversation(session, conversation_id, user.id)
+
+
+def member_conversation(session: Session, conversation_id: str, user_id: int) -> ConversationPublic:
+    """One of ``user_id``'s shown conversations as they see it (the reload, the export)."""
+    conversation = conversations.get_conversation(session, conversation_id, user_id)
     messages = conversations.list_messages(session, conversation.id)
     ratings = feedback.feedback_of(
-        session, (str(m.id) for m in messages if m.role == "assistant"), user.id
+        session, (str(m.id) for m in messages if m.role == "assistant"), user_id
     )
     return ConversationPublic(
         id=str(conversation.id),

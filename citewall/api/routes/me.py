@@ -6,9 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from citewall.api.audit import AuditTrail
 from citewall.api.deps import BearerCredentials, CallerDep, RuntimeDep, SessionDep
+from citewall.api.privacy_schemas import MemberExport
 from citewall.api.responses import AUTHENTICATED, error_responses
+from citewall.api.routes.conversations import member_conversation
 from citewall.api.schemas import MePublic
+from citewall.storage import conversations
 from citewall.storage.sessions import is_session
 
 router = APIRouter(prefix="/api/v1", tags=["me"], responses=error_responses(*AUTHENTICATED))
@@ -36,3 +40,24 @@ def me(
         regenerate_varies=runtime.settings.regenerate_varies,
         handoff=runtime.settings.handoff,
     )
+
+
+#: Conversations one export reads per page of the listing.
+_EXPORT_PAGE = 200
+
+
+@router.get("/me/export", response_model=MemberExport)
+def export(caller: CallerDep, session: SessionDep, runtime: RuntimeDep, trail: AuditTrail) -> Any:
+    """All of your conversations as JSON, as the conversation views show them (your questions,
+    the answers' prose, their public sources and your ratings). Written to the audit log."""
+    user = caller.user
+    found: list[Any] = []
+    offset = 0
+    while True:
+        page = conversations.list_conversations(session, user.id, limit=_EXPORT_PAGE, offset=offset)
+        found.extend(member_conversation(session, str(s.id), user.id) for s in page)
+        if len(page) < _EXPORT_PAGE:
+            break
+        offset += _EXPORT_PAGE
+    trail.record(session, "export", f"user:{user.id}", {"conversations": len(found)})
+    return MemberExport(name=user.name, exported_at=runtime.clock(), conversations=found)

@@ -11,6 +11,8 @@ import type {
   AdminConversation,
   AdminConversationSummary,
   AdminHandoffPage,
+  AuditFilter,
+  AuditPage,
   Card,
   CardPage,
   ChatRequest,
@@ -41,6 +43,7 @@ import type {
   Me,
   MemberExposureReport,
   Period,
+  RetentionSettings,
   RetrievalEvent,
   RetrievalEventFilter,
   StreamEvent,
@@ -422,6 +425,16 @@ export class ApiClient {
 
   exposure(filter: ExposureFilter): Promise<ExposureReport> {
     return this.request<ExposureReport>(`/admin/analytics/exposure${query({ ...filter })}`);
+  }
+
+  /** The audit log, newest first (who read or changed members' data). */
+  auditLog(filter: AuditFilter): Promise<AuditPage> {
+    return this.request<AuditPage>(`/admin/audit${query({ ...filter })}`);
+  }
+
+  /** How long members' words and audit lines are kept. */
+  retention(): Promise<RetentionSettings> {
+    return this.request<RetentionSettings>("/admin/retention");
   }
 
   memberExposure(userId: string, filter: ExposureFilter): Promise<MemberExposureReport> {

@@ -96,3 +96,5 @@ export type ExposureFilter = QueryOf<"/api/v1/admin/analytics/exposure/{user_id}
 export type Rating = Schemas["RatedAnswer"]["rating"];
 export type FeedbackFilter = QueryOf<"/api/v1/admin/analytics/feedback">;
 export type HeadlineFilter = QueryOf<"/api/v1/admin/analytics/headline">;
+export type AuditFilter = QueryOf<"/api/v1/admin/audit">;
+export type AuditAction = NonNullable<AuditFilter["action"]>;

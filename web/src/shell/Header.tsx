@@ -110,6 +110,11 @@ function AdminNav(props: { route: Route }): ReactNode {
           Exposure
         </NavLink>
       </li>
+      <li>
+        <NavLink to="/admin/audit" current={r === "admin-audit"}>
+          Audit log
+        </NavLink>
+      </li>
     </>
   );
 }

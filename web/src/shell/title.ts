@@ -30,6 +30,7 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-resolution": "Resolution",
   "admin-exposure": "Exposure",
   "admin-member-exposure": "Member exposure",
+  "admin-audit": "Audit log",
 };
 
 /** The name of a page the shell titles (every route but the chat, which titles itself). */

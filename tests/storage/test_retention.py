@@ -1,0 +1,142 @@
+"""Retention, erasure and the lease on both databases: the property's round trip once on
+PostgreSQL (and SQLite) with a fixed set of turns, one runner at a time, the audit log trimmed
+only past its own window, and an erasure interrupted after it was recorded carried out later."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from citewall.chat.smalltalk import SMALL_TALK_REPLIES
+from citewall.storage import audit, leases
+from citewall.storage.audit import AuditEvent
+from citewall.storage.erasure import carry_out, pending_erasures, request_erasure, resume_erasures
+from citewall.storage.models import ApiToken, AuditEntry, Conversation, Feedback, Message, User
+from citewall.storage.retention import RetentionPolicy, run_retention
+from citewall.storage.schema import Database
+from citewall.storage.users import create_user
+
+from .test_retention_property import NOW, retention_roundtrip
+
+#: Turns in every conversation, old and recent, small talk, ratings and comments.
+TURNS = [
+    (0, 1, 3, False, ("refund", "label"), ("k0", "k4"), ("k0",), "answered", 0.45, "down", True),
+    (0, 2, 5, True, ("hi",), (), (), "not_found", 0.0, None, False),
+    (1, 30, 1, False, ("invoice",), ("k1",), ("k1",), "answered", 0.8, "up", False),
+    (2, 3, 9, False, ("password", "canada"), ("k3", "k2"), (), "not_found", 0.3, None, False),
+    (2, 44, 9, False, ("shipping",), ("k2",), ("k2",), "answered", 0.6, "up", True),
+    (3, 5, 2, False, ("printer",), (), (), "answered", 0.3, None, False),
+]
+
+
+def test_a_retention_run_keeps_every_rollup(db: Database) -> None:
+    retention_roundtrip(db, TURNS, days=20, batch=1, stop_after=1)
+
+
+def test_one_runner_holds_the_lease_until_it_expires(db: Database) -> None:
+    ttl = timedelta(minutes=10)
+    with db.sessions() as session:
+        assert leases.acquire(session, "retention", "a", now=NOW, ttl=ttl)
+        assert not leases.acquire(session, "retention", "b", now=NOW, ttl=ttl)
+        assert leases.acquire(session, "retention", "a", now=NOW + ttl / 2, ttl=ttl)  # renewed
+        assert not leases.acquire(session, "retention", "b", now=NOW + ttl, ttl=ttl)
+        assert leases.acquire(session, "retention", "b", now=NOW + 2 * ttl, ttl=ttl)  # expired
+        leases.release(session, "retention", "a")  # not a's any more: a no-op
+        assert not leases.acquire(session, "retention", "a", now=NOW + 2 * ttl, ttl=ttl)
+        leases.release(session, "retention", "b")
+        assert leases.acquire(session, "retention", "a", now=NOW + 2 * ttl, ttl=ttl)
+
+
+def _line(at_days: int) -> AuditEvent:
+    return AuditEvent(
+        actor="ada",
+        actor_user_id=1,
+        via="bearer",
+        action="conversation.read",
+        target=f"x:{at_days}",
+    )
+
+
+def test_the_audit_log_is_kept_through_retention_and_trimmed_past_its_own_window(
+    db: Database,
+) -> None:
+    with db.sessions() as session:
+        for days in (400, 100, 10):
+            audit.append(session, _line(days), now=NOW - timedelta(days=days))
+    run_retention(db.sessions, RetentionPolicy(days=1), now=NOW)
+    with db.sessions() as session:
+        assert session.scalar(select(func.count(AuditEntry.id))) == 3
+    report = run_retention(db.sessions, RetentionPolicy(days=1, audit_days=365), now=NOW)
+    assert report.audit_lines == 1
+    with db.sessions() as session:
+        rows, total = audit.entries(session)
+        assert total == 2 and [r.target for r in rows] == ["x:10", "x:100"]
+
+
+def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) -> None:
+    with db.sessions() as session:
+        user, _ = create_user(session, "leaving")
+        user_id = user.id
+        conversation = Conversation(user_id=user_id, title="my refund", updated_at=NOW)
+        session.add(conversation)
+        session.flush()
+        session.add_all(
+            [
+                Message(conversation_id=conversation.id, seq=1, role="user", content="my refund"),
+                Message(conversation_id=conversation.id, seq=2, role="assistant", content="ok"),
+            ]
+        )
+        session.commit()
+        request = request_erasure(
+            session,
+            user_id,
+            requested_by="cli:ops",
+            now=NOW,
+            audit=AuditEvent(
+                actor="cli:ops", actor_user_id=None, via="cli", action="erasure", target="u"
+            ),
+        )
+        # Recorded: the user can no longer sign in, nothing is removed yet.
+        assert session.scalar(select(User.disabled_at).where(User.id == user_id)) is not None
+        tokens = session.scalars(select(ApiToken).where(ApiToken.user_id == user_id)).all()
+        assert tokens and all(t.revoked_at is not None for t in tokens)
+        again = request_erasure(session, user_id, requested_by="cli:ops", now=NOW, audit=_line(0))
+        assert again.id == request.id
+        assert pending_erasures(session) == [request.id]
+    (done,) = resume_erasures(db.sessions, now=NOW, canned_replies=SMALL_TALK_REPLIES)
+    assert done.status == "done" and done.receipt["removed"]["messages.content"] == 2
+    assert done.receipt["kept"]["conversations"] == 1
+    assert carry_out(db.sessions, request.id, now=NOW).receipt == done.receipt  # idempotent
+    with db.sessions() as session:
+        assert session.get(User, user_id) is None
+        assert pending_erasures(session) == []
+        lines = session.scalars(select(AuditEntry.action)).all()
+        assert lines == ["erasure"]  # the second request was the open one, not a new line
+
+
+def test_a_comment_written_after_a_run_goes_at_the_next(db: Database) -> None:
+    """Rating an old answer does not move its conversation on; its comment is words all the
+    same, and the next run removes it."""
+    with db.sessions() as session:
+        user, _ = create_user(session, "late")
+        old = NOW - timedelta(days=40)
+        conversation = Conversation(user_id=user.id, title="t", created_at=old, updated_at=old)
+        session.add(conversation)
+        session.flush()
+        answer = Message(
+            conversation_id=conversation.id, seq=1, role="assistant", content="a", created_at=old
+        )
+        session.add(answer)
+        session.commit()
+        answer_id, user_id = answer.id, user.id
+    policy = RetentionPolicy(days=30)
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 1
+    with db.sessions() as session:
+        session.add(Feedback(message_id=answer_id, user_id=user_id, rating="down", comment="late"))
+        session.commit()
+    again = run_retention(db.sessions, policy, now=NOW)
+    assert again.removed["feedback.comment"] == 1
+    with db.sessions() as session:
+        assert session.scalar(select(Feedback.comment)) is None
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 0

@@ -1,0 +1,131 @@
+/** The audit log (admin): who read or changed which member's data, when and from where,
+ * newest first, with how long members' words and the log itself are kept (docs/privacy.md). */
+import { useState, type ReactNode } from "react";
+
+import type { ApiClient } from "../api/client";
+import type { AuditAction, AuditEntryPublic, AuditPage, RetentionSettings } from "../api/types";
+import { LoadState } from "../components/LoadState";
+import { Pager } from "../components/Pager";
+import { formatDate } from "../components/format";
+import { useLoad } from "../components/useLoad";
+import { DataTable, type Column } from "./DataTable";
+
+const PAGE = 50;
+
+export const NO_AUDIT_LINES =
+  "Nothing in the audit log yet: reads of members' conversations, exports, erasures and card " +
+  "changes appear here.";
+
+/** The actions in words, for the filter and the table. */
+export const ACTIONS: Record<AuditAction, string> = {
+  "conversation.read": "Read a conversation",
+  "feedback.read": "Read the feedback report",
+  "knowledge_gaps.read": "Read the knowledge gaps",
+  "retrieval_events.read": "Read the retrieval events",
+  "exposure.read": "Read a member's exposure",
+  export: "Member export",
+  erasure: "Erasure",
+  "cards.change": "Cards changed",
+  retention: "Retention run",
+};
+
+/** An action's words, or the action itself for one this page does not know. */
+export function actionText(action: string): string {
+  return (ACTIONS as Record<string, string>)[action] ?? action;
+}
+
+/** A retention window in words: "90 days", or "kept until erased" / "kept" when unset. */
+export function keptFor(days: number | null, unset: string): string {
+  if (days === null) return unset;
+  return days === 1 ? "1 day" : `${days} days`;
+}
+
+export function RetentionSummary(props: { settings: RetentionSettings }): ReactNode {
+  const s = props.settings;
+  return (
+    <dl className="retention-settings" data-testid="retention-settings">
+      <dt>Conversations' words</dt>
+      <dd>{keptFor(s.retention_days, "kept until a member's data is erased")}</dd>
+      <dt>Audit log</dt>
+      <dd>{keptFor(s.audit_retention_days, "kept")}</dd>
+    </dl>
+  );
+}
+
+const AUDIT_COLUMNS: readonly Column<AuditEntryPublic>[] = [
+  { header: "When", cell: (e) => formatDate(e.at) },
+  { header: "Who", className: "user-cell", cell: (e) => e.actor },
+  { header: "How", cell: (e) => e.via },
+  { header: "What", testId: "audit-action", cell: (e) => actionText(e.action) },
+  { header: "Of", className: "mono", cell: (e) => e.target },
+  { header: "From", className: "mono", cell: (e) => e.address ?? "—" },
+];
+
+export function AuditTable(props: {
+  page: AuditPage;
+  onPage: (offset: number) => void;
+}): ReactNode {
+  const page = props.page;
+  return (
+    <DataTable
+      label="Audit log"
+      className="audit-table"
+      columns={AUDIT_COLUMNS}
+      rows={page.entries}
+      rowKey={(e) => String(e.id)}
+      empty={NO_AUDIT_LINES}
+      header={
+        <p className="muted" role="status">
+          {page.total} line{page.total === 1 ? "" : "s"}
+        </p>
+      }
+      footer={
+        <Pager
+          offset={page.offset}
+          pageSize={page.limit}
+          total={page.total}
+          onChange={props.onPage}
+        />
+      }
+    />
+  );
+}
+
+export function AdminAudit(props: { client: ApiClient }): ReactNode {
+  const [action, setAction] = useState<AuditAction | "">("");
+  const [offset, setOffset] = useState(0);
+  const settings = useLoad(() => props.client.retention(), [props.client]);
+  const page = useLoad(
+    () => props.client.auditLog({ action: action || undefined, limit: PAGE, offset }),
+    [props.client, action, offset],
+  );
+  return (
+    <section className="admin-page">
+      <h1>Audit log</h1>
+      <LoadState state={settings} what="the retention settings">
+        {(s) => <RetentionSummary settings={s} />}
+      </LoadState>
+      <div className="filters">
+        <label htmlFor="audit-action">Show</label>
+        <select
+          id="audit-action"
+          value={action}
+          onChange={(e) => {
+            setAction(e.target.value as AuditAction | "");
+            setOffset(0);
+          }}
+        >
+          <option value="">Everything</option>
+          {Object.entries(ACTIONS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <LoadState state={page} what="the audit log">
+        {(p) => <AuditTable page={p} onPage={setOffset} />}
+      </LoadState>
+    </section>
+  );
+}
