@@ -89,6 +89,8 @@ class World:
         if name == "user_id":
             ids = [str(self.env.user_ids[who]) for who in ("member", "other", "admin")]
             return [*ids, "999999", "not-a-number"]
+        if name == "source_id":  # a registered KB source: admin routes only
+            return ["1", "999999", "not-a-number"]
         raise AssertionError(f"leak test: no realistic values for path parameter {name!r}")
 
     def query_values(self, name: str, schema: dict[str, Any]) -> list[Any]:
