@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
+from citewall.cli.operator import record_cards_change
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.ingest.crawl.site import plan_sites
@@ -136,6 +137,10 @@ def remove(source_id: int = typer.Argument(..., help="The source's id (`sources 
             source, deleted = remove_source(source_id, settings, session_factory=db.sessions)
         finally:
             db.engine.dispose()
+    if deleted:
+        record_cards_change(
+            settings, f"source:{source.id}", {"removed_source": 1, "deleted": deleted}
+        )
     print(f"removed source {source.id} ({source.kind} {source.location}) and {deleted} cards")
 
 
@@ -193,6 +198,10 @@ def sync(
             ]
         finally:
             db.engine.dispose()
+    for source, run in runs:
+        if run.added or run.updated or run.removed:
+            counts = {"added": run.added, "updated": run.updated, "deleted": run.removed}
+            record_cards_change(settings, f"source:{source.id}", counts)
     if not runs:
         print("nothing to sync")
     for source, run in runs:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from citewall.cli.main import app
 from citewall.config import get_settings
-from citewall.storage import cards, kb_sources
+from citewall.storage import audit, cards, kb_sources
 from citewall.storage.schema import open_database
 
 HELP = "https://help.example.com/sitemap.xml"
@@ -79,8 +79,16 @@ def test_register_sync_change_and_remove_a_card_file(env: Path) -> None:
     try:
         with db.sessions() as session:
             assert kb_sources.list_sources(session) == []
+            # Each sync that changed the KB, and the removal, is an audit line; the held one not.
+            lines, total = audit.entries(session, action="cards.change")
     finally:
         db.dispose()
+    assert total == 3 and {line.target for line in lines} == {"source:1"}
+    assert [line.detail for line in reversed(lines)] == [
+        {"added": 3, "updated": 0, "deleted": 0},
+        {"added": 0, "updated": 0, "deleted": 1},
+        {"removed_source": 1, "deleted": 2},
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Members' data under control: the audit log, erasure requests, leases, removed content.
 
 Revision ID: 0013
-Revises: 0010
+Revises: 0012
 Create Date: 2026-12-02
 
 ``audit_log`` is append-only (who read or changed which member's data, when, from where);
@@ -21,7 +21,7 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
 revision: str = "0013"
-down_revision: str | None = "0010"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

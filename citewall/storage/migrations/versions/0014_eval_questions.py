@@ -1,7 +1,7 @@
 """Test questions saved from production ("Save as test question").
 
 Revision ID: 0014
-Revises: 0010
+Revises: 0013
 Create Date: 2026-12-02
 
 ``eval_questions`` holds the questions admins saved from a stored answer (a conversation turn,
@@ -20,7 +20,7 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
 revision: str = "0014"
-down_revision: str | None = "0010"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

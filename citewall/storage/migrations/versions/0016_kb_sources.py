@@ -1,7 +1,7 @@
 """Registered KB sources and the history of their syncs.
 
 Revision ID: 0016
-Revises: 0010
+Revises: 0014
 Create Date: 2026-12-02
 
 ``kb_sources`` is the list of sources every replica syncs from (a site, a document folder, a
@@ -19,7 +19,7 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
 revision: str = "0016"
-down_revision: str | None = "0010"
+down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
