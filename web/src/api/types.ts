@@ -150,6 +150,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/conversations/{conversation_id}/handoff": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask For A Person
+     * @description Ask for a person on one of your conversations, with an optional message (at most
+     *     2,000 characters). The request is stored before the helpdesk is called, and its delivery
+     *     retried until the helpdesk takes it. 404 unless the conversation is yours; 409 when no
+     *     helpdesk is configured.
+     */
+    post: operations["ask_for_a_person_api_v1_conversations__conversation_id__handoff_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/handoffs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Handoffs
+     * @description The handoff outbox, newest first: who asked, the delivery status, the next attempt of a
+     *     pending one, the last error, and every attempt.
+     */
+    get: operations["list_handoffs_api_v1_admin_handoffs_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/examples": {
     parameters: {
       query?: never;
@@ -222,9 +266,31 @@ export interface paths {
      * @description The caller's name and role (``member`` or ``admin``); without a bearer token, the admin
      *     the identity-aware proxy's assertion names (when configured): the SPA detects proxy mode.
      *     ``session`` says whether the bearer token is a session, which sign-out revokes;
-     *     ``regenerate_varies`` whether Regenerate can give a different answer.
+     *     ``regenerate_varies`` whether Regenerate can give a different answer; ``handoff`` whether a
+     *     member may ask for a person.
      */
     get: operations["me_api_v1_me_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/me/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export
+     * @description All of your conversations as JSON, as the conversation views show them (your questions,
+     *     the answers' prose, their public sources and your ratings). Written to the audit log.
+     */
+    get: operations["export_api_v1_me_export_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -352,7 +418,7 @@ export interface paths {
     /**
      * Get Any Conversation
      * @description A conversation as stored (a deleted one too): content with markers, every source, the
-     *     member's ratings, retrieval events.
+     *     member's ratings, retrieval events. The read is written to the audit log.
      */
     get: operations["get_any_conversation_api_v1_admin_conversations__conversation_id__get"];
     put?: never;
@@ -414,7 +480,8 @@ export interface paths {
     };
     /**
      * Retrieval Events
-     * @description The retrieval-event log (one row per retrieved card per turn), newest first.
+     * @description The retrieval-event log (one row per retrieved card per turn), newest first. It holds
+     *     the queries members' questions were retrieved with: the read is written to the audit log.
      */
     get: operations["retrieval_events_api_v1_admin_analytics_retrieval_events_get"];
     put?: never;
@@ -564,6 +631,203 @@ export interface paths {
      * @description A source's syncs, newest first.
      */
     get: operations["source_runs_api_v1_admin_sources__source_id__runs_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/eval-questions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Eval Questions
+     * @description Every saved test question, oldest first.
+     */
+    get: operations["list_eval_questions_api_v1_admin_eval_questions_get"];
+    put?: never;
+    /**
+     * Save Eval Question
+     * @description Save the question a stored answer answered (from a conversation, a knowledge gap or a
+     *     rated answer) as a test question, with the card(s) that should have answered it or
+     *     ``unanswerable``. Saving the same answer again replaces its test question. 404 for an
+     *     unknown answer; 422 for an unknown card, or neither or both of expected and unanswerable.
+     */
+    post: operations["save_eval_question_api_v1_admin_eval_questions_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/eval-questions.jsonl": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export Eval Questions
+     * @description The saved test questions as a questions file for ``citewall eval kb QUESTIONS.jsonl``:
+     *     one JSON object a line (``id``, ``question``, ``expected`` or ``unanswerable``, ``facts``,
+     *     ``conversation``).
+     */
+    get: operations["export_eval_questions_api_v1_admin_eval_questions_jsonl_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/eval-questions/{question_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete Eval Question
+     * @description Remove a saved test question (404 when there is none).
+     */
+    delete: operations["delete_eval_question_api_v1_admin_eval_questions__question_id__delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/resolution": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Resolution Report
+     * @description Conversations begun in ``[since, until)`` per day or week (UTC) by outcome: resolved,
+     *     escalated, unresolved, abandoned, and open (its window has not closed), with the shares of
+     *     the decided ones. "Resolved" means no sign of failure, not a confirmed fix.
+     */
+    get: operations["resolution_report_api_v1_admin_analytics_resolution_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/resolution/conversations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Outcome Conversations
+     * @description The conversations behind a number of the report: begun in ``[since, until)``, with
+     *     ``outcome`` when given, newest first.
+     */
+    get: operations["outcome_conversations_api_v1_admin_analytics_resolution_conversations_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Audit Log
+     * @description The audit log, newest first: every admin read of members' words, every export, every
+     *     erasure and every change to the knowledge base, with who, when and from which address.
+     */
+    get: operations["audit_log_api_v1_admin_audit_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/retention": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retention Settings
+     * @description How long members' words and audit lines are kept (``CITEWALL_RETENTION_DAYS``,
+     *     ``CITEWALL_AUDIT_RETENTION_DAYS``; None: forever).
+     */
+    get: operations["retention_settings_api_v1_admin_retention_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/users/{user_id}/erasure": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase User
+     * @description Erase a member's personal data on their request: their name and email, their tokens and
+     *     sessions, their conversations' words. What the analytics count stays, under a fresh
+     *     pseudonymous user. The request is recorded (and written to the audit log) before it is
+     *     carried out; the receipt says what was removed, when and by whom.
+     */
+    post: operations["erase_user_api_v1_admin_users__user_id__erasure_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/erasures": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Erasure Receipts
+     * @description The erasure receipts, newest first.
+     */
+    get: operations["erasure_receipts_api_v1_admin_erasures_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -822,6 +1086,56 @@ export interface components {
       updated_at: string;
     };
     /**
+     * AdminHandoff
+     * @description A handoff in the outbox: who asked, where it stands, and every attempt.
+     */
+    AdminHandoff: {
+      /** Id */
+      id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /** User Id */
+      user_id: number;
+      /** User Name */
+      user_name: string;
+      /** Message */
+      message: string | null;
+      /**
+       * Status
+       * @enum {string}
+       */
+      status: "pending" | "delivered" | "failed";
+      /** Attempts */
+      attempts: number;
+      /** Next Attempt At */
+      next_attempt_at: string | null;
+      /** Last Error */
+      last_error: string | null;
+      /** Delivered At */
+      delivered_at: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /** Attempt Log */
+      attempt_log: components["schemas"]["HandoffAttemptRow"][];
+    };
+    /**
+     * AdminHandoffPage
+     * @description A page of handoffs, newest first, with the count per status (all of them).
+     */
+    AdminHandoffPage: {
+      /** Pending */
+      pending: number;
+      /** Delivered */
+      delivered: number;
+      /** Failed */
+      failed: number;
+      /** Handoffs */
+      handoffs: components["schemas"]["AdminHandoff"][];
+    };
+    /**
      * AdminMessage
      * @description A stored message exactly as kept: content with markers, every source.
      *
@@ -898,6 +1212,46 @@ export interface components {
       hybrid_path: ("full" | "rrf_only" | "dense_only") | null;
       /** Notes */
       notes: string[];
+    };
+    /**
+     * AuditEntryPublic
+     * @description One line of the audit log.
+     */
+    AuditEntryPublic: {
+      /** Id */
+      id: number;
+      /**
+       * At
+       * Format: date-time
+       */
+      at: string;
+      /** Actor */
+      actor: string;
+      /** Actor User Id */
+      actor_user_id: number | null;
+      /** Via */
+      via: string;
+      /** Action */
+      action: string;
+      /** Target */
+      target: string;
+      /** Address */
+      address: string | null;
+      /** Detail */
+      detail: {
+        [key: string]: unknown;
+      };
+    };
+    /** AuditPage */
+    AuditPage: {
+      /** Total */
+      total: number;
+      /** Limit */
+      limit: number;
+      /** Offset */
+      offset: number;
+      /** Entries */
+      entries: components["schemas"]["AuditEntryPublic"][];
     };
     /**
      * AuthConfigPublic
@@ -1027,6 +1381,40 @@ export interface components {
       unhelpful: number;
       /** Helpful Rate */
       helpful_rate: number | null;
+      /**
+       * Handoffs
+       * @default 0
+       */
+      handoffs: number;
+    };
+    /**
+     * ErasureReceipt
+     * @description What an erasure removed, when, and who asked for it.
+     */
+    ErasureReceipt: {
+      /** Id */
+      id: number;
+      /** User Id */
+      user_id: number;
+      /** Requested By */
+      requested_by: string;
+      /**
+       * Requested At
+       * Format: date-time
+       */
+      requested_at: string;
+      /** Status */
+      status: string;
+      /** Completed At */
+      completed_at: string | null;
+      /** Removed */
+      removed: {
+        [key: string]: number;
+      };
+      /** Kept */
+      kept: {
+        [key: string]: number;
+      };
     };
     /**
      * ErrorPublic
@@ -1039,6 +1427,79 @@ export interface components {
         | {
             [key: string]: unknown;
           }[];
+    };
+    /**
+     * EvalQuestionAdmin
+     * @description A saved test question as stored.
+     */
+    EvalQuestionAdmin: {
+      /** Id */
+      id: number;
+      /** Question */
+      question: string;
+      /** Expected */
+      expected: string[];
+      /** Unanswerable */
+      unanswerable: boolean;
+      /** Facts */
+      facts: string[];
+      /** Conversation */
+      conversation: components["schemas"]["EvalQuestionTurn"][];
+      /**
+       * Source
+       * @enum {string}
+       */
+      source: "conversation" | "gap" | "feedback";
+      /** Message Id */
+      message_id: string | null;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Updated At
+       * Format: date-time
+       */
+      updated_at: string;
+    };
+    /**
+     * EvalQuestionCreate
+     * @description Save the question a stored answer answered as a test question: the card(s) that should
+     *     have answered it (``expected``), or ``unanswerable``; optionally the facts its answer must
+     *     state. ``source`` says where the admin saw it.
+     */
+    EvalQuestionCreate: {
+      /**
+       * Message Id
+       * @description The stored answer
+       */
+      message_id: string;
+      /**
+       * Source
+       * @default conversation
+       * @enum {string}
+       */
+      source: "conversation" | "gap" | "feedback";
+      /** Expected */
+      expected?: string[];
+      /**
+       * Unanswerable
+       * @default false
+       */
+      unanswerable: boolean;
+      /** Facts */
+      facts?: string[];
+    };
+    /** EvalQuestionTurn */
+    EvalQuestionTurn: {
+      /**
+       * Role
+       * @enum {string}
+       */
+      role: "user" | "assistant";
+      /** Content */
+      content: string;
     };
     /**
      * ExamplesPublic
@@ -1232,6 +1693,52 @@ export interface components {
       detail?: components["schemas"]["ValidationError"][];
     };
     /**
+     * HandoffAttemptRow
+     * @description One delivery attempt (``status_code`` None: no answer came).
+     */
+    HandoffAttemptRow: {
+      /**
+       * Attempted At
+       * Format: date-time
+       */
+      attempted_at: string;
+      /** Status Code */
+      status_code: number | null;
+      /** Error */
+      error: string | null;
+      /** Duration Ms */
+      duration_ms: number;
+      /** Replica */
+      replica: string;
+    };
+    /**
+     * HandoffReceipt
+     * @description The request was stored: the helpdesk will receive it (delivery is retried until it
+     *     does). The same receipt again when the conversation has not moved on since.
+     */
+    HandoffReceipt: {
+      /** Id */
+      id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+    };
+    /**
+     * HandoffRequest
+     * @description Asking for a person, with an optional message for them.
+     */
+    HandoffRequest: {
+      /**
+       * Message
+       * @description At most 2000 characters once trimmed.
+       */
+      message?: string | null;
+    };
+    /**
      * HeadlineNumbers
      * @description The admin overview for ``[since, until)``: questions asked, answers "not found", and
      *     answers rated "Not helpful", each with its share of the answers. Small talk ("hi",
@@ -1366,6 +1873,28 @@ export interface components {
        * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
        */
       regenerate_varies: boolean;
+      /**
+       * Handoff
+       * @description A helpdesk takes requests for a person: the web offers 'Talk to a person' only then.
+       * @default false
+       */
+      handoff: boolean;
+    };
+    /**
+     * MemberExport
+     * @description A member's own conversations, as the member views show them (prose only, external
+     *     sources only).
+     */
+    MemberExport: {
+      /** Name */
+      name: string;
+      /**
+       * Exported At
+       * Format: date-time
+       */
+      exported_at: string;
+      /** Conversations */
+      conversations: components["schemas"]["ConversationPublic"][];
     };
     /** MemberExposureReport */
     MemberExposureReport: {
@@ -1416,6 +1945,51 @@ export interface components {
        * Format: date-time
        */
       created_at: string;
+    };
+    /**
+     * OutcomeConversationPublic
+     * @description A conversation behind a number, with its outcome.
+     */
+    OutcomeConversationPublic: {
+      /** Conversation Id */
+      conversation_id: string;
+      /** User Id */
+      user_id: number;
+      /** User Name */
+      user_name: string;
+      /** Title */
+      title: string;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /**
+       * Last At
+       * Format: date-time
+       */
+      last_at: string;
+      /**
+       * Outcome
+       * @enum {string}
+       */
+      outcome: "resolved" | "escalated" | "unresolved" | "abandoned" | "open";
+    };
+    /**
+     * OutcomeCounts
+     * @description Conversations by outcome (``open``: the window has not closed, not counted yet).
+     */
+    OutcomeCounts: {
+      /** Resolved */
+      resolved: number;
+      /** Escalated */
+      escalated: number;
+      /** Unresolved */
+      unresolved: number;
+      /** Abandoned */
+      abandoned: number;
+      /** Open */
+      open: number;
     };
     /**
      * RatedAnswer
@@ -1477,6 +2051,56 @@ export interface components {
       /** Next Sync At */
       next_sync_at: string | null;
       last_run: components["schemas"]["SyncRunPublic"] | null;
+    };
+    /**
+     * ResolutionPeriodPublic
+     * @description One period (its first day, UTC; empty for the totals): counts, and the shares of the
+     *     decided conversations (``decided`` = all but ``open``; null when there is none).
+     */
+    ResolutionPeriodPublic: {
+      /** Period Start */
+      period_start: string;
+      counts: components["schemas"]["OutcomeCounts"];
+      /** Decided */
+      decided: number;
+      /** Resolution Rate */
+      resolution_rate: number | null;
+      /** Escalation Rate */
+      escalation_rate: number | null;
+      /** Unresolved Rate */
+      unresolved_rate: number | null;
+      /** Abandoned Rate */
+      abandoned_rate: number | null;
+    };
+    /**
+     * ResolutionReportPublic
+     * @description Conversations begun in ``[since, until)`` by outcome, per period, newest first.
+     */
+    ResolutionReportPublic: {
+      /**
+       * Period
+       * @enum {string}
+       */
+      period: "day" | "week";
+      /** Window Hours */
+      window_hours: number;
+      /** Since */
+      since: string | null;
+      /** Until */
+      until: string | null;
+      /** Periods */
+      periods: components["schemas"]["ResolutionPeriodPublic"][];
+      totals: components["schemas"]["ResolutionPeriodPublic"] | null;
+    };
+    /**
+     * RetentionSettings
+     * @description How long members' words and the audit log are kept (None: forever).
+     */
+    RetentionSettings: {
+      /** Retention Days */
+      retention_days: number | null;
+      /** Audit Retention Days */
+      audit_retention_days: number | null;
     };
     /**
      * RetrievalEventRow
@@ -1716,9 +2340,13 @@ export type AdminCardPage = components["schemas"]["AdminCardPage"];
 export type AdminConversation = components["schemas"]["AdminConversation"];
 export type AdminConversationSummary = components["schemas"]["AdminConversationSummary"];
 export type AdminFeedback = components["schemas"]["AdminFeedback"];
+export type AdminHandoff = components["schemas"]["AdminHandoff"];
+export type AdminHandoffPage = components["schemas"]["AdminHandoffPage"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
+export type AuditEntryPublic = components["schemas"]["AuditEntryPublic"];
+export type AuditPage = components["schemas"]["AuditPage"];
 export type AuthConfigPublic = components["schemas"]["AuthConfigPublic"];
 export type ChatRequest = components["schemas"]["ChatRequest"];
 export type ChatResponsePublic = components["schemas"]["ChatResponsePublic"];
@@ -1726,7 +2354,11 @@ export type ConversationPublic = components["schemas"]["ConversationPublic"];
 export type ConversationRename = components["schemas"]["ConversationRename"];
 export type ConversationSummaryPublic = components["schemas"]["ConversationSummaryPublic"];
 export type EntryPerformanceRow = components["schemas"]["EntryPerformanceRow"];
+export type ErasureReceipt = components["schemas"]["ErasureReceipt"];
 export type ErrorPublic = components["schemas"]["ErrorPublic"];
+export type EvalQuestionAdmin = components["schemas"]["EvalQuestionAdmin"];
+export type EvalQuestionCreate = components["schemas"]["EvalQuestionCreate"];
+export type EvalQuestionTurn = components["schemas"]["EvalQuestionTurn"];
 export type ExamplesPublic = components["schemas"]["ExamplesPublic"];
 export type ExposureBudget = components["schemas"]["ExposureBudget"];
 export type ExposureCard = components["schemas"]["ExposureCard"];
@@ -1739,16 +2371,25 @@ export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
 export type FeedbackReport = components["schemas"]["FeedbackReport"];
 export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
+export type HandoffAttemptRow = components["schemas"]["HandoffAttemptRow"];
+export type HandoffReceipt = components["schemas"]["HandoffReceipt"];
+export type HandoffRequest = components["schemas"]["HandoffRequest"];
 export type HeadlineNumbers = components["schemas"]["HeadlineNumbers"];
 export type KnowledgeGap = components["schemas"]["KnowledgeGap"];
 export type KnowledgeGapPeriod = components["schemas"]["KnowledgeGapPeriod"];
 export type KnowledgeGapQuestion = components["schemas"]["KnowledgeGapQuestion"];
 export type KnowledgeGapReport = components["schemas"]["KnowledgeGapReport"];
 export type MePublic = components["schemas"]["MePublic"];
+export type MemberExport = components["schemas"]["MemberExport"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
+export type OutcomeConversationPublic = components["schemas"]["OutcomeConversationPublic"];
+export type OutcomeCounts = components["schemas"]["OutcomeCounts"];
 export type RatedAnswer = components["schemas"]["RatedAnswer"];
 export type RegisteredSourcePublic = components["schemas"]["RegisteredSourcePublic"];
+export type ResolutionPeriodPublic = components["schemas"]["ResolutionPeriodPublic"];
+export type ResolutionReportPublic = components["schemas"]["ResolutionReportPublic"];
+export type RetentionSettings = components["schemas"]["RetentionSettings"];
 export type RetrievalEventRow = components["schemas"]["RetrievalEventRow"];
 export type SearchRequest = components["schemas"]["SearchRequest"];
 export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"];
@@ -2502,6 +3143,174 @@ export interface operations {
       };
     };
   };
+  ask_for_a_person_api_v1_conversations__conversation_id__handoff_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["HandoffRequest"] | null;
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HandoffReceipt"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description No helpdesk is configured: handoff to a person is off. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_handoffs_api_v1_admin_handoffs_get: {
+    parameters: {
+      query?: {
+        /** @description Only pending, delivered or failed */
+        status?: ("pending" | "delivered" | "failed") | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AdminHandoffPage"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
   example_questions_api_v1_examples_get: {
     parameters: {
       query?: never;
@@ -2730,6 +3539,53 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MePublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  export_api_v1_me_export_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["MemberExport"];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
@@ -3923,6 +4779,748 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["SyncRunPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_eval_questions_api_v1_admin_eval_questions_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EvalQuestionAdmin"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  save_eval_question_api_v1_admin_eval_questions_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EvalQuestionCreate"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EvalQuestionAdmin"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description An unknown card, or neither or both of expected and unanswerable. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  export_eval_questions_api_v1_admin_eval_questions_jsonl_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One question a line */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/jsonl": unknown;
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  delete_eval_question_api_v1_admin_eval_questions__question_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        question_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  resolution_report_api_v1_admin_analytics_resolution_get: {
+    parameters: {
+      query?: {
+        period?: "day" | "week";
+        /** @description Conversations begun at or after */
+        since?: string | null;
+        /** @description Conversations begun before */
+        until?: string | null;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ResolutionReportPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  outcome_conversations_api_v1_admin_analytics_resolution_conversations_get: {
+    parameters: {
+      query?: {
+        outcome?: ("resolved" | "escalated" | "unresolved" | "abandoned" | "open") | null;
+        since?: string | null;
+        until?: string | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OutcomeConversationPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  audit_log_api_v1_admin_audit_get: {
+    parameters: {
+      query?: {
+        /** @description Only lines of this action */
+        action?:
+          | (
+              | "conversation.read"
+              | "feedback.read"
+              | "knowledge_gaps.read"
+              | "retrieval_events.read"
+              | "exposure.read"
+              | "export"
+              | "erasure"
+              | "cards.change"
+              | "retention"
+            )
+          | null;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuditPage"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  retention_settings_api_v1_admin_retention_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RetentionSettings"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  erase_user_api_v1_admin_users__user_id__erasure_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErasureReceipt"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  erasure_receipts_api_v1_admin_erasures_get: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErasureReceipt"][];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
