@@ -409,6 +409,13 @@ class Settings(BaseSettings):
         description="Most pages one ingest fetches; pages past it are refused and --prune is "
         "skipped for their site (its list was not read to the end).",
     )
+    sync_poll_s: float = Field(
+        default=60.0,
+        ge=0.0,
+        le=24 * 3600.0,
+        description="How often `citewall serve` looks for registered sources whose schedule is "
+        "due and syncs them (one replica per source); 0 turns the schedule off.",
+    )
     sync_stale_after: int = Field(
         default=3,
         ge=1,

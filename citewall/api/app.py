@@ -44,6 +44,7 @@ from citewall.api.routes import (
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
+from citewall.api.sync_schedule import SyncSchedule
 from citewall.auth.factory import build_sign_in
 from citewall.config import Settings, get_settings
 from citewall.handoff.delivery import Webhook
@@ -119,8 +120,9 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
 @asynccontextmanager
 async def background_work(app: FastAPI) -> AsyncIterator[None]:
     """What the server runs beside its requests while it is up: the handoff delivery loop, when
-    a helpdesk webhook is configured, and the retention schedule, when a retention window is
-    set (every process runs each; database leases let one act at a time)."""
+    a helpdesk webhook is configured, the retention schedule, when a retention window is set,
+    and the sync schedule of the registered sources (every process runs each; database leases
+    and claims let one act at a time)."""
     runtime: Runtime = app.state.runtime
     webhook = Webhook.from_settings(runtime.settings)
     worker = None
@@ -137,9 +139,17 @@ async def background_work(app: FastAPI) -> AsyncIterator[None]:
         schedule = RetentionSchedule(runtime.session_factory, runtime.settings, runtime.clock)
         schedule.start()
     app.state.retention = schedule
+    syncs = None
+    if SyncSchedule.wanted(runtime.settings):
+        syncs = SyncSchedule(
+            runtime.session_factory, runtime.settings, runtime.embedder.model, runtime.clock
+        )
+        syncs.start()
     try:
         yield
     finally:
+        if syncs is not None:
+            syncs.stop()
         if worker is not None:
             worker.stop()
         if schedule is not None:

@@ -16,7 +16,7 @@ from citewall.cli.operator import record_cards_change
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.ingest.crawl.site import plan_sites
-from citewall.ingest.sync import remove_source, sync_source
+from citewall.ingest.sync import SYNC_LEASE_S, remove_source, sync_source
 from citewall.ingest.sync_rules import parse_every
 from citewall.storage import kb_sources
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
@@ -28,8 +28,6 @@ app = typer.Typer(help="Register the sources the KB is synced from.", no_args_is
 add_app = typer.Typer(help="Register a source.", no_args_is_help=True)
 app.add_typer(add_app, name="add")
 
-#: How long a claimed scheduled sync may run before another replica may claim it again.
-SYNC_LEASE_S = 3600
 EVERY_HELP = "Sync on this schedule (30m, 6h, 1d); without it, only `citewall sync` syncs it."
 
 

@@ -32,6 +32,8 @@ from citewall.storage.kb_sources import Refused, RegisteredSource, SourceState, 
 from citewall.storage.types import utcnow
 
 SessionFactory = Callable[[], Any]
+#: How long a claimed scheduled sync may run before another replica may claim the source again.
+SYNC_LEASE_S = 3600
 
 
 def sync_source(
