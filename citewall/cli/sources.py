@@ -12,13 +12,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
-from citewall.cli.operator import record_cards_change
+from citewall.cli.operator import operator_name
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.ingest.crawl.site import plan_sites
 from citewall.ingest.sync import SYNC_LEASE_S, remove_source, sync_source
 from citewall.ingest.sync_rules import parse_every
 from citewall.storage import kb_sources
+from citewall.storage.audit import AuditEvent
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
 from citewall.storage.models import SourceKind
 from citewall.storage.schema import open_database
@@ -42,8 +43,22 @@ def _register(
     db = open_database(get_settings().sqlalchemy_url)
     try:
         with db.sessions() as session:
+            event = AuditEvent(
+                actor=operator_name(),
+                actor_user_id=None,
+                via="cli",
+                action="sources.change",
+                target="source",
+                detail={"added": f"{kind} {location}", "every_s": every_s},
+            )
             return kb_sources.add_source(
-                session, kind, location, license=license, every_s=every_s, now=utcnow()
+                session,
+                kind,
+                location,
+                license=license,
+                every_s=every_s,
+                now=utcnow(),
+                audit_event=event,
             )
     finally:
         db.engine.dispose()
@@ -132,13 +147,11 @@ def remove(source_id: int = typer.Argument(..., help="The source's id (`sources 
         settings = get_settings()
         db = open_database(settings.sqlalchemy_url)
         try:
-            source, deleted = remove_source(source_id, settings, session_factory=db.sessions)
+            source, deleted = remove_source(
+                source_id, settings, session_factory=db.sessions, actor=operator_name(), via="cli"
+            )
         finally:
             db.engine.dispose()
-    if deleted:
-        record_cards_change(
-            settings, f"source:{source.id}", {"removed_source": 1, "deleted": deleted}
-        )
     print(f"removed source {source.id} ({source.kind} {source.location}) and {deleted} cards")
 
 
@@ -190,16 +203,14 @@ def sync(
                         session_factory=db.sessions,
                         confirm=confirm,
                         progress=progress,
+                        actor=operator_name(),
+                        via="cli",
                     ),
                 )
                 for source in chosen
             ]
         finally:
             db.engine.dispose()
-    for source, run in runs:
-        if run.added or run.updated or run.removed:
-            counts = {"added": run.added, "updated": run.updated, "deleted": run.removed}
-            record_cards_change(settings, f"source:{source.id}", counts)
     if not runs:
         print("nothing to sync")
     for source, run in runs:

@@ -28,6 +28,7 @@ from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.storage import kb_sources
+from citewall.storage.audit import AuditEvent, Via
 from citewall.storage.kb_sources import Refused, RegisteredSource, SourceState, SyncRun
 from citewall.storage.types import utcnow
 
@@ -44,9 +45,14 @@ def sync_source(
     embedder: Embedder | None = None,
     confirm: bool = False,
     progress: bool = False,
+    actor: str = "sync",
+    via: Via = "system",
 ) -> SyncRun:
     """Sync one registered source and record the run. ``confirm`` applies a sync that the
-    shrink rule would hold. A source that cannot be read is a ``failed`` run, not an error."""
+    shrink rule would hold. A source that cannot be read is a ``failed`` run, not an error.
+
+    A run that changed the cards is a ``cards.change`` line of the audit log, written with it
+    (``actor`` and ``via`` name who asked: the schedule, or a command on the host)."""
     with session_factory() as session:
         source = kb_sources.get_source(session, source_id)
     started, t0 = utcnow(), time.perf_counter()
@@ -69,8 +75,19 @@ def sync_source(
         note=run.note,
         stale=run.stale,
     )
+    event = None
+    if timed.added or timed.updated or timed.removed:
+        counts = {"added": timed.added, "updated": timed.updated, "deleted": timed.removed}
+        event = AuditEvent(
+            actor=actor,
+            actor_user_id=None,
+            via=via,
+            action="cards.change",
+            target=f"source:{source.id}",
+            detail=counts,
+        )
     with session_factory() as session:
-        return kb_sources.record_sync(session, source.id, timed, state)
+        return kb_sources.record_sync(session, source.id, timed, state, event)
 
 
 def _sync_site(
@@ -187,6 +204,8 @@ def remove_source(
     *,
     session_factory: SessionFactory,
     embedder: Embedder | None = None,
+    actor: str = "sync",
+    via: Via = "system",
 ) -> tuple[RegisteredSource, int]:
     """Unregister a source and delete the cards it brought, from every index; returns the
     source and how many cards were deleted. The cards go first: if that fails, the source
@@ -205,6 +224,14 @@ def remove_source(
             progress=False,
         )
         deleted = report.deleted
+    event = AuditEvent(
+        actor=actor,
+        actor_user_id=None,
+        via=via,
+        action="sources.change",
+        target=f"source:{source.id}",
+        detail={"removed": f"{source.kind} {source.location}", "deleted": deleted},
+    )
     with session_factory() as session:
-        kb_sources.remove_source(session, source_id)
+        kb_sources.remove_source(session, source_id, event)
     return source, deleted

@@ -26,7 +26,8 @@ from citewall.storage.paging import check_page
 from citewall.storage.types import utcnow
 
 #: What a line records: an admin's read of members' words, a member's export, an erasure, a
-#: change to the knowledge base, and the retention runs that removed content.
+#: change to the knowledge base or to its registered sources, and the retention runs that
+#: removed content.
 AuditAction = Literal[
     "conversation.read",
     "feedback.read",
@@ -36,6 +37,7 @@ AuditAction = Literal[
     "export",
     "erasure",
     "cards.change",
+    "sources.change",
     "retention",
 ]
 AUDIT_ACTIONS: tuple[AuditAction, ...] = (
@@ -47,6 +49,7 @@ AUDIT_ACTIONS: tuple[AuditAction, ...] = (
     "export",
     "erasure",
     "cards.change",
+    "sources.change",
     "retention",
 )
 #: How the actor came: a bearer token, the identity-aware proxy, a command on the host, or

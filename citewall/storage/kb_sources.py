@@ -6,6 +6,7 @@ commit; a source's run and its new state (cards, failing pages, next sync) are o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -14,8 +15,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from citewall.errors import ConflictError, NotFoundError
+from citewall.storage.audit import AuditEvent, entry_row
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import IngestRun, KBSource, SourceKind, SyncStatus
+from citewall.storage.types import utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +114,10 @@ def add_source(
     license: str | None = None,
     every_s: int | None = None,
     now: datetime,
+    audit_event: AuditEvent | None = None,
 ) -> RegisteredSource:
-    """Register a source, due for its first sync at once; ``ConflictError`` if it exists."""
+    """Register a source, due for its first sync at once; ``ConflictError`` if it exists.
+    ``audit_event`` is appended in the same transaction (its target names the new id)."""
     row = KBSource(
         kind=kind,
         location=location,
@@ -128,6 +133,10 @@ def add_source(
         if session.scalar(taken) is not None:
             raise ConflictError(f"the {kind} source {location} is registered already")
         session.add(row)
+        session.flush()
+        if audit_event is not None:
+            event = dataclasses.replace(audit_event, target=f"source:{row.id}")
+            session.add(entry_row(event, now))
         session.commit()
     return _source(row)
 
@@ -182,9 +191,14 @@ def claim_due(session: Session, now: datetime, lease_s: int) -> list[RegisteredS
 
 
 def record_sync(
-    session: Session, source_id: int, run: SyncRun, state: SourceState | None
+    session: Session,
+    source_id: int,
+    run: SyncRun,
+    state: SourceState | None,
+    audit_event: AuditEvent | None = None,
 ) -> SyncRun:
     """Store ``run`` and, when it was applied, the source's new state; schedule the next sync.
+    ``audit_event`` (the change to the cards) is appended in the same transaction.
 
     A held or failed run leaves the source's cards as they were (``state`` None keeps them).
     """
@@ -213,18 +227,25 @@ def record_sync(
             stale=list(run.stale),
         )
         session.add(row)
+        if audit_event is not None:
+            session.add(entry_row(audit_event, run.started_at))
         session.commit()
         return _run(row)
 
 
-def remove_source(session: Session, source_id: int) -> RegisteredSource:
-    """Unregister a source (its runs stay, without it); returns it as it was."""
+def remove_source(
+    session: Session, source_id: int, audit_event: AuditEvent | None = None
+) -> RegisteredSource:
+    """Unregister a source (its runs stay, without it); returns it as it was. ``audit_event``
+    is appended in the same transaction."""
     with storage_errors(session, "removing the source"):
         row = session.get(KBSource, source_id)
         if row is None:
             raise NotFoundError(f"no source {source_id}: `citewall sources list` shows them")
         source = _source(row)
         session.delete(row)
+        if audit_event is not None:
+            session.add(entry_row(audit_event, utcnow()))
         session.commit()
     return source
 

@@ -79,16 +79,22 @@ def test_register_sync_change_and_remove_a_card_file(env: Path) -> None:
     try:
         with db.sessions() as session:
             assert kb_sources.list_sources(session) == []
-            # Each sync that changed the KB, and the removal, is an audit line; the held one not.
-            lines, total = audit.entries(session, action="cards.change")
+            # Each sync that changed the KB is an audit line (the held one is not), and so are
+            # registering and removing the source.
+            changes, total = audit.entries(session, action="cards.change")
+            sources, _ = audit.entries(session, action="sources.change")
     finally:
         db.dispose()
-    assert total == 3 and {line.target for line in lines} == {"source:1"}
-    assert [line.detail for line in reversed(lines)] == [
+    assert total == 2 and {line.target for line in changes} == {"source:1"}
+    assert [line.detail for line in reversed(changes)] == [
         {"added": 3, "updated": 0, "deleted": 0},
         {"added": 0, "updated": 0, "deleted": 1},
-        {"removed_source": 1, "deleted": 2},
     ]
+    assert [(line.target, line.via) for line in reversed(sources)] == [
+        ("source:1", "cli"),
+        ("source:1", "cli"),
+    ]
+    assert sources[0].detail == {"removed": f"cards {file}", "deleted": 2}
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ export const ACTIONS: Record<AuditAction, string> = {
   export: "Member export",
   erasure: "Erasure",
   "cards.change": "Cards changed",
+  "sources.change": "Sources changed",
   retention: "Retention run",
 };
 

@@ -5284,6 +5284,7 @@ export interface operations {
               | "export"
               | "erasure"
               | "cards.change"
+              | "sources.change"
               | "retention"
             )
           | null;
