@@ -33,6 +33,7 @@ from citewall.api.routes import (
     feedback,
     health,
     me,
+    preview,
     search,
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
@@ -72,7 +73,8 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     )
     app.state.sign_in = build_sign_in(runtime.settings, clock=lambda: runtime.clock())
     install_error_handlers(app)
-    for module in (chat, conversations, feedback, examples, search, me, auth, admin, health):
+    routers = (chat, conversations, feedback, examples, search, me, auth, admin, preview, health)
+    for module in routers:
         app.include_router(module.router)
     app.include_router(build_docs_router())
     install_spa(app)  # the fallback: only what no route answers (405s and redirects first)

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 #: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
 REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
-DEMO_USERS = (("demo-member", "member"), ("demo-admin", "admin"))
+#: Name, role and groups: ``demo-enterprise`` is a member of the ``enterprise`` audience and
+#: also sees the cards of ``kb/demo/enterprise/`` (docs/audiences.md).
+DEMO_USERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("demo-member", "member", ()),
+    ("demo-enterprise", "member", ("enterprise",)),
+    ("demo-admin", "admin", ()),
+)
 #: The demo KB's example questions (about its external help pages only), beside its cards.
 EXAMPLES_FILE = "examples.json"
 
@@ -49,11 +55,11 @@ def demo_tokens(session_factory: sessionmaker[Session]) -> dict[str, str]:
     """Create the demo users if absent; issue each a fresh token. ``{name: token}``."""
     tokens: dict[str, str] = {}
     with session_factory() as session:
-        for name, role in DEMO_USERS:
+        for name, role, groups in DEMO_USERS:
             try:
                 user = users.get_user(session, name)
             except NotFoundError:
-                _, tokens[name] = users.create_user(session, name, role)
+                _, tokens[name] = users.create_user(session, name, role, groups)
                 continue
             tokens[name] = users.add_token(session, user)
     return tokens
@@ -95,8 +101,9 @@ def demo(
     port = port or settings.port
     typer.echo("")
     typer.echo("Demo users (fresh tokens, shown once):")
-    for name, role in DEMO_USERS:
-        typer.echo(f"  {role:<6} {name:<12} {tokens[name]}")
+    for name, role, groups in DEMO_USERS:
+        shown = f" ({', '.join(groups)})" if groups else ""
+        typer.echo(f"  {role:<6} {name + shown:<28} {tokens[name]}")
     typer.echo("")
     typer.echo(f"Open http://{host}:{port}/ and paste the member token, or try:")
     typer.echo(

@@ -17,9 +17,10 @@ from typing import Any
 
 from citewall.config import Settings
 from citewall.ingest.crawl.ids import site_prefix
-from citewall.ingest.crawl.previous import read_previous
+from citewall.ingest.crawl.previous import for_audiences, read_previous
 from citewall.ingest.crawl.site import CrawlResult, Refusal, crawl_sites, plan_sites
 from citewall.ingest.pipeline import IngestReport, ingest_cards
+from citewall.kb.audiences import audience_names
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.storage.schema import open_database
@@ -66,6 +67,7 @@ def ingest_sites(
     settings: Settings,
     *,
     license: str | None = None,
+    audiences: Sequence[str] = (),
     prune: bool = False,
     progress: bool = True,
     embedder: Embedder | None = None,
@@ -79,8 +81,19 @@ def ingest_sites(
     plan = plan_sites(entries)
     if session_factory is None:
         session_factory = open_database(settings.sqlalchemy_url).sessions
-    previous = read_previous(plan, session_factory)
-    crawl = crawl_sites(entries, settings, license=license, previous=previous, progress=progress)
+    groups = audience_names(list(audiences))
+    previous = {
+        site: for_audiences(crawl, groups)
+        for site, crawl in read_previous(plan, session_factory).items()
+    }
+    crawl = crawl_sites(
+        entries,
+        settings,
+        license=license,
+        previous=previous,
+        progress=progress,
+        audiences=groups,
+    )
     notes: list[str] = []
     scope: list[str] = []
     for site in crawl.sites:
