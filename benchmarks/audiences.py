@@ -85,6 +85,8 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
             settings, embedder=embedder, vector_index=index, lexical=lexical, reranker=None
         )
         totals: dict[str, list[float]] = {name: [] for name in READERS}
+        # For the member in no group: is the card staff would get first hidden from them?
+        hidden_top: dict[bool, list[float]] = {True: [], False: []}
         visible_ok = True
         for cards_filter in READERS.values():  # warm every filter's caches once
             retriever.retrieve(questions[0], cards=cards_filter)
@@ -95,6 +97,13 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
                     ctx = retriever.retrieve(q, cards=cards_filter)
                     assert ctx.hybrid_path == "rrf_only", ctx.notes
                     totals[name].append(ctx.timings_ms["total"])
+                    if name == "unfiltered (staff)":
+                        top = ctx.chunks[0].id if ctx.chunks else None
+                        top_hidden = top is not None and bool(
+                            cards[int(top.split("-")[1])].audiences
+                        )
+                    if name == "member of no group":
+                        hidden_top[top_hidden].append(ctx.timings_ms["total"])
                     returned = [c.id for c in ctx.chunks]
                     if name != "unfiltered (staff)":
                         visible_ok &= all(
@@ -105,6 +114,10 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
         out["queries_per_reader"] = len(questions) * rounds
         out["only_allowed_cards_returned"] = visible_ok
         out["total_ms"] = {name: p50_p95(v) for name, v in totals.items()}
+        out["no_group_member_total_ms"] = {
+            "staff's top card hidden": p50_p95(hidden_top[True]),
+            "staff's top card visible": p50_p95(hidden_top[False]),
+        }
         base = out["total_ms"]["unfiltered (staff)"]["p50"]
         out["p50_ratio_to_unfiltered"] = {
             name: round(v["p50"] / base, 3) for name, v in out["total_ms"].items()
@@ -123,6 +136,11 @@ def to_markdown(result: dict[str, Any]) -> str:
     for name, v in result["total_ms"].items():
         ratio = result["p50_ratio_to_unfiltered"][name]
         lines.append(f"| {name} | {v['p50']} | {v['p95']} | {ratio} |")
+    lines += ["", "| member of no group, by the card staff would get first | p50 ms | p95 ms |"]
+    lines.append("|---|---|---|")
+    for name, v in result["no_group_member_total_ms"].items():
+        lines.append(f"| {name} | {v['p50']} | {v['p95']} |")
+    lines.append(f"\nonly allowed cards returned: {result['only_allowed_cards_returned']}")
     return "\n".join(lines)
 
 

@@ -47,10 +47,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0010"
+        assert current_revision(engine) == head_revision() == "0011"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0011"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -63,7 +63,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0010"
+        assert current_revision(engine) == "0011"
     finally:
         engine.dispose()
 
@@ -479,5 +479,52 @@ def test_0010_rewrites_legacy_source_shapes_and_keeps_the_rest(fresh_database_ur
         ]
         assert stored[1] == [today]
         assert [s.card_id for s in readable_sources(stored[0])] == ["b", "c", "d", "a"]
+    finally:
+        engine.dispose()
+
+
+def test_0011_gives_earlier_cards_and_users_no_audience_and_keeps_them(
+    fresh_database_url: str,
+) -> None:
+    """Cards and users from before 0011 are for every member / in no group; going back to
+    0010 keeps them (and the user's tokens)."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0010")
+        now = "2026-12-02 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO api_tokens (user_id, token_hash, prefix, created_at)"
+                    " VALUES (1, :h, 'cw_abcde', :t)"
+                ),
+                {"h": "0" * 64, "t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO cards (id, title, body, metadata, content_hash, ingest_version,"
+                    " is_external, created_at, updated_at)"
+                    " VALUES ('k', 'K', 'b', '{}', 'h', 1, false, :t, :t)"
+                ),
+                {"t": now},
+            )
+        migrate(engine)
+        with make_session_factory(engine)() as session:
+            assert get_card(session, "k").audiences == []  # type: ignore[union-attr]
+            groups = session.execute(text("SELECT groups FROM users")).scalar()
+            assert groups in ([], "[]")
+        downgrade(engine, "0010")
+        with engine.connect() as conn:
+            counts = [
+                conn.execute(text(f"SELECT count(*) FROM {t}")).scalar()
+                for t in ("users", "api_tokens", "cards")
+            ]
+        assert counts == [1, 1, 1]
     finally:
         engine.dispose()

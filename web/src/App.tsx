@@ -21,6 +21,7 @@ import { AdminConversations } from "./admin/AdminConversations";
 import { AdminEvents } from "./admin/AdminEvents";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
+import { AdminPreview } from "./admin/AdminPreview";
 import { AdminGaps } from "./admin/AdminGaps";
 import { navigate, useRoute, type Route } from "./router";
 import { ChatLayout } from "./shell/ChatLayout";
@@ -214,5 +215,7 @@ function Page(props: {
       return <AdminExposure client={client} />;
     case "admin-member-exposure":
       return <AdminMemberExposure client={client} userId={route.userId} />;
+    case "admin-preview":
+      return <AdminPreview client={client} />;
   }
 }

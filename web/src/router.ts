@@ -15,6 +15,7 @@ export type Route =
   | { name: "admin-gaps" }
   | { name: "admin-exposure" }
   | { name: "admin-member-exposure"; userId: string }
+  | { name: "admin-preview" }
   | { name: "not-found" };
 
 /** Map a pathname to a route. */
@@ -36,6 +37,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };
+    if (parts.length === 2 && parts[1] === "preview") return { name: "admin-preview" };
     if (parts[1] === "exposure") {
       if (parts.length === 2) return { name: "admin-exposure" };
       if (parts.length === 3 && parts[2])

@@ -100,6 +100,11 @@ function AdminNav(props: { route: Route }): ReactNode {
           Exposure
         </NavLink>
       </li>
+      <li>
+        <NavLink to="/admin/preview" current={r === "admin-preview"}>
+          Answer as a member
+        </NavLink>
+      </li>
     </>
   );
 }

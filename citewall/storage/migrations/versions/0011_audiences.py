@@ -28,18 +28,16 @@ JSON_T = sa.JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "post
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("cards") as batch:
-        batch.add_column(
-            sa.Column("audiences", JSON_T, server_default=sa.text("'[]'"), nullable=False)
-        )
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(
-            sa.Column("groups", JSON_T, server_default=sa.text("'[]'"), nullable=False)
-        )
+    # Plain ALTER TABLE on SQLite too: a batch rebuild of ``users`` would delete, through the
+    # foreign keys, every token and conversation of its rows.
+    op.add_column(
+        "cards", sa.Column("audiences", JSON_T, server_default=sa.text("'[]'"), nullable=False)
+    )
+    op.add_column(
+        "users", sa.Column("groups", JSON_T, server_default=sa.text("'[]'"), nullable=False)
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.drop_column("groups")
-    with op.batch_alter_table("cards") as batch:
-        batch.drop_column("audiences")
+    op.drop_column("users", "groups")
+    op.drop_column("cards", "audiences")
