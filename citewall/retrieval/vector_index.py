@@ -35,6 +35,23 @@ _WRITE_BATCH = 2000
 #: group: Chroma's ``where`` compares scalars, so "shares a group" becomes an ``$or`` of keys.
 RESTRICTED_KEY = "restricted"
 AUDIENCE_KEY_PREFIX = "audience."
+#: A filtered query first reads this many times ``k`` nearest chunks with their audiences and
+#: keeps the allowed ones: when ``k`` are among them, they are the filtered top ``k`` (the
+#: nearest allowed chunks), at the cost of an unfiltered search. Only when hidden chunks crowd
+#: the head does it run Chroma's ``where`` search, which costs 10-30 times more at 10k chunks
+#: (docs/audiences.md has both figures).
+FILTER_OVERFETCH = 4
+
+
+def stored_audiences(meta: Any) -> tuple[str, ...]:
+    """A chunk's audiences, read from its Chroma metadata (the ``audience.<group>`` keys)."""
+    return tuple(
+        sorted(
+            str(k)[len(AUDIENCE_KEY_PREFIX) :]
+            for k in dict(meta or {})
+            if str(k).startswith(AUDIENCE_KEY_PREFIX)
+        )
+    )
 
 
 def audience_where(cards: CardFilter) -> dict[str, Any] | None:
@@ -92,14 +109,15 @@ def _unflatten(chunk_id: str, text: str | None, meta: Any) -> ChunkRecord:
             "card": card,
         },
         reply=str(meta.get("reply") or "") or None,
-        audiences=tuple(
-            sorted(
-                str(k)[len(AUDIENCE_KEY_PREFIX) :]
-                for k in meta
-                if str(k).startswith(AUDIENCE_KEY_PREFIX)
-            )
-        ),
+        audiences=stored_audiences(meta),
     )
+
+
+def _hits(nearest: list[tuple[str, float]]) -> list[Hit]:
+    return [
+        Hit(chunk_id=cid, rank=i, score=1.0 - float(d))
+        for i, (cid, d) in enumerate(nearest, start=1)
+    ]
 
 
 class ChromaVectorIndex:
@@ -174,26 +192,47 @@ class ChromaVectorIndex:
             self._collection.delete(ids=ids[start : start + _WRITE_BATCH])
 
     def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]:
-        """Top-k by cosine similarity among the chunks ``cards`` allows (Chroma filters before
-        the search); ``score`` is the cosine (1 - Chroma's distance)."""
+        """Top-k by cosine similarity among the chunks ``cards`` allows; ``score`` is the
+        cosine (1 - Chroma's distance). A hidden chunk never leaves this method: the allowed
+        nearest chunks are read from a wider search (``FILTER_OVERFETCH``) or, when hidden ones
+        crowd it, from Chroma's ``where`` pre-filtered search."""
         # No count() first: it costs as much as the search, and Chroma already returns fewer
         # hits than asked when the collection is smaller (none when it is empty).
-        where = audience_where(cards)
+        vector = np.asarray(embedding, dtype=np.float32)
+        if cards.everything:
+            return self._nearest(vector, k)
+        wide = k * FILTER_OVERFETCH
+        res = self._search(vector, wide, include=["distances", "metadatas"])
+        ids = (res.get("ids") or [[]])[0]
+        dists = (res.get("distances") or [[]])[0]
+        metas = (res.get("metadatas") or [[None] * len(ids)])[0]
+        allowed = [
+            (cid, d)
+            for cid, d, meta in zip(ids, dists, metas, strict=True)
+            if cards.allows(stored_audiences(meta))
+        ]
+        if len(allowed) >= k or len(ids) < wide:  # k allowed, or every chunk was read
+            return _hits(allowed[:k])
+        return self._nearest(vector, k, where=audience_where(cards))
+
+    def _search(
+        self, vector: Vector, n: int, *, include: list[str], where: dict[str, Any] | None = None
+    ) -> Any:
         try:
-            res = self._collection.query(
-                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=k,
-                include=["distances"],
+            return self._collection.query(
+                query_embeddings=[vector],
+                n_results=n,
+                include=include,
                 **({"where": where} if where is not None else {}),
             )
         except Exception as exc:
             raise RetrievalError(f"dense search in Chroma at {self.where} failed: {exc}") from exc
+
+    def _nearest(self, vector: Vector, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        res = self._search(vector, k, include=["distances"], where=where)
         ids = (res.get("ids") or [[]])[0]
         dists = (res.get("distances") or [[]])[0]
-        return [
-            Hit(chunk_id=cid, rank=i, score=1.0 - float(d))
-            for i, (cid, d) in enumerate(zip(ids, dists, strict=True), start=1)
-        ]
+        return _hits(list(zip(ids, dists, strict=True)))
 
     def get(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         """Records for the ids that exist, in the order asked (missing ids are skipped)."""

@@ -146,3 +146,26 @@ def test_the_exact_index_filters_too() -> None:
         "b#0"
     ]
     assert len(index.query(vectors[0], 2, cards=EVERY_CARD)) == 2
+
+
+def test_hidden_chunks_crowding_the_head_still_leave_k_allowed_ones(tmp_path: Path) -> None:
+    """When the wider search holds fewer than k allowed chunks, the ``where`` search finds the
+    nearest allowed ones all the same (and never a hidden one)."""
+    index = ChromaVectorIndex.persistent(tmp_path / "chroma", "crowded")
+    rng = np.random.default_rng(3)
+    query = np.zeros(16, dtype=np.float32)
+    query[0] = 1.0
+    near = query + rng.normal(0, 0.01, (40, 16)).astype(np.float32)
+    far = rng.normal(0, 1, (10, 16)).astype(np.float32)
+    vectors = np.concatenate([near, far])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    records = [
+        ChunkRecord(f"h{i}#0", f"h{i}", "hidden", {}, audiences=("enterprise",)) for i in range(40)
+    ] + [ChunkRecord(f"v{i}#0", f"v{i}", "open", {}) for i in range(10)]
+    index.upsert(records, vectors.astype(np.float32))
+    member = index.query(query, 5, cards=CardFilter(frozenset()))
+    assert len(member) == 5 and all(h.chunk_id.startswith("v") for h in member)
+    exact = sorted(range(40, 50), key=lambda i: -float(vectors[i] @ query))[:5]
+    assert [h.chunk_id for h in member] == [records[i].chunk_id for i in exact]
+    enterprise = index.query(query, 5, cards=CardFilter(frozenset({"enterprise"})))
+    assert all(h.chunk_id.startswith("h") for h in enterprise)
