@@ -67,8 +67,12 @@ class BM25Index:
         self._stemmer = _stemmer()
         self.version = version
         #: Position -> groups, for the restricted chunks only.
-        groups = audiences or {}
-        self._restricted = {i: groups[cid] for i, cid in enumerate(chunk_ids) if groups.get(cid)}
+        self.audiences: dict[str, tuple[str, ...]] = {
+            cid: tuple(g) for cid, g in (audiences or {}).items() if g
+        }
+        self._restricted = {
+            i: self.audiences[cid] for i, cid in enumerate(chunk_ids) if cid in self.audiences
+        }
         self._masks: dict[frozenset[str], npt.NDArray[np.float32]] = {}
 
     def __len__(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -41,6 +41,10 @@ class VectorIndex(Protocol):
 class LexicalIndex(Protocol):
     #: Which published build this is (the retriever reports it; a new one is reloaded).
     version: str
+    @property
+    def audiences(self) -> Mapping[str, tuple[str, ...]]:
+        """chunk id -> its card's audiences, for the restricted chunks of this build."""
+        ...
 
     def query(self, text: str, k: int, *, cards: CardFilter) -> list[Hit]: ...
 

@@ -35,12 +35,6 @@ _WRITE_BATCH = 2000
 #: group: Chroma's ``where`` compares scalars, so "shares a group" becomes an ``$or`` of keys.
 RESTRICTED_KEY = "restricted"
 AUDIENCE_KEY_PREFIX = "audience."
-#: A filtered query first reads this many times ``k`` nearest chunks with their audiences and
-#: keeps the allowed ones: when ``k`` are among them, they are the filtered top ``k`` (the
-#: nearest allowed chunks), at the cost of an unfiltered search. Only when hidden chunks crowd
-#: the head does it run Chroma's ``where`` search, which costs 10-30 times more at 10k chunks
-#: (docs/audiences.md has both figures).
-FILTER_OVERFETCH = 4
 
 
 def stored_audiences(meta: Any) -> tuple[str, ...]:
@@ -192,27 +186,12 @@ class ChromaVectorIndex:
             self._collection.delete(ids=ids[start : start + _WRITE_BATCH])
 
     def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]:
-        """Top-k by cosine similarity among the chunks ``cards`` allows; ``score`` is the
-        cosine (1 - Chroma's distance). A hidden chunk never leaves this method: the allowed
-        nearest chunks are read from a wider search (``FILTER_OVERFETCH``) or, when hidden ones
-        crowd it, from Chroma's ``where`` pre-filtered search."""
+        """Top-k by cosine similarity among the chunks ``cards`` allows (Chroma's ``where``
+        pre-filter: a hidden chunk never leaves the store); ``score`` is the cosine (1 -
+        Chroma's distance)."""
         # No count() first: it costs as much as the search, and Chroma already returns fewer
         # hits than asked when the collection is smaller (none when it is empty).
         vector = np.asarray(embedding, dtype=np.float32)
-        if cards.everything:
-            return self._nearest(vector, k)
-        wide = k * FILTER_OVERFETCH
-        res = self._search(vector, wide, include=["distances", "metadatas"])
-        ids = (res.get("ids") or [[]])[0]
-        dists = (res.get("distances") or [[]])[0]
-        metas = (res.get("metadatas") or [[None] * len(ids)])[0]
-        allowed = [
-            (cid, d)
-            for cid, d, meta in zip(ids, dists, metas, strict=True)
-            if cards.allows(stored_audiences(meta))
-        ]
-        if len(allowed) >= k or len(ids) < wide:  # k allowed, or every chunk was read
-            return _hits(allowed[:k])
         return self._nearest(vector, k, where=audience_where(cards))
 
     def _search(

@@ -62,12 +62,13 @@ def world(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[d
             _, tokens[member] = users.create_user(
                 session, f"{member}-{uuid.uuid4().hex[:6]}", "member", groups
             )
-    yield {"runtime": runtime, "tokens": tokens}
+        _, admin = users.create_user(session, f"admin-{uuid.uuid4().hex[:6]}", "admin")
+    yield {"runtime": runtime, "tokens": tokens, "admin": admin}
 
 
 def test_the_real_build_passes_the_audience_gate(world: dict[str, Any]) -> None:
     client = TestClient(create_app(world["runtime"]))
-    results = run_audience_gate(client, world["tokens"])
+    results = run_audience_gate(client, world["tokens"], admin_token=world["admin"])
     assert gate_failures(results) == []
     served = {(r.member, r.target) for r in results if r.target_served}
     # Members inside an audience are answered from its cards (so the gate means something).
@@ -105,5 +106,11 @@ def test_a_build_that_filters_only_served_sources_fails_the_gate(
 
     monkeypatch.setattr(answer_stream, "external_sources_only", restricted_sources_dropped)
     client = TestClient(create_app(runtime))
-    failures = gate_failures(run_audience_gate(client, world["tokens"]))
+    results = run_audience_gate(client, world["tokens"], admin_token=world["admin"])
+    failures = gate_failures(results)
     assert any("no-group" in f and "CWAUD" in f for f in failures), failures
+    # Every member outside an audience is caught, in the prose of the chat answer and of the
+    # admin preview of their groups alike.
+    leaked = {(r.member, where) for r in results for _, where in r.leaks}
+    assert ("no-group", "POST /api/v1/chat") in leaked
+    assert ("no-group", "POST /api/v1/admin/preview") in leaked

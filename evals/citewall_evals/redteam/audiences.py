@@ -5,7 +5,8 @@ Restricted cards carry one canary per place a card's text lives: ``CWAUDT-`` in 
 ``CWAUDM-`` in an internal metadata value, ``CWAUDB-`` in the body and ``CWAUDR-`` in an
 internal card's reply (what an answer may quote). For a member outside a card's audiences none
 of them may appear anywhere in what the member receives: the chat answer, the stream, the
-reloaded conversation and list, a regenerated answer, search, the example questions. The
+reloaded conversation and list, a regenerated answer, search, the example questions, and the
+admin preview asked to answer as a member of the same groups. The
 cards are retrieved for members inside the audience (the gate checks that too, so it cannot
 pass by finding nothing), which makes the canaries' absence for everyone else mean something.
 
@@ -126,9 +127,12 @@ def run_audience_gate(
     groups: Mapping[str, Sequence[str]] = GATE_MEMBERS,
     cards: Sequence[Mapping[str, Any]] = AUDIENCE_CARDS,
     questions: Sequence[tuple[str, str]] = AUDIENCE_QUESTIONS,
+    *,
+    admin_token: str | None = None,
 ) -> list[AudienceCase]:
-    """Ask every question as every member (``tokens[member]``) on every member path and
-    report the forbidden canaries each case found."""
+    """Ask every question as every member (``tokens[member]``) on every member path, and as
+    the admin preview of the member's groups (with ``admin_token``), and report the forbidden
+    canaries each case found."""
     by_id = {c["id"]: c for c in cards}
     results: list[AudienceCase] = []
     for member, token in tokens.items():
@@ -162,6 +166,13 @@ def run_audience_gate(
             _scan(search.text, forbidden, "POST /api/v1/search", case)
             examples = client.get("/api/v1/examples", headers=auth)
             _scan(examples.text, forbidden, "GET /api/v1/examples", case)
+            if admin_token is not None:
+                preview = client.post(
+                    "/api/v1/admin/preview",
+                    json={"message": question, "groups": list(groups[member])},
+                    headers={"Authorization": f"Bearer {admin_token}"},
+                )
+                _scan(preview.text, forbidden, "POST /api/v1/admin/preview", case)
             results.append(case)
     return results
 
