@@ -3,7 +3,8 @@ answer, on every member path, and no canary of a card outside their groups may c
 
 Restricted cards carry one canary per place a card's text lives: ``CWAUDT-`` in the title,
 ``CWAUDM-`` in an internal metadata value, ``CWAUDB-`` in the body and ``CWAUDR-`` in an
-internal card's reply (what an answer may quote). For a member outside a card's audiences none
+internal card's reply (what an answer may quote), inside the very sentence that answers the
+question, so an answer drawn from the card carries it. For a member outside a card's audiences none
 of them may appear anywhere in what the member receives: the chat answer, the stream, the
 reloaded conversation and list, a regenerated answer, search, the example questions, and the
 admin preview asked to answer as a member of the same groups. The
@@ -31,8 +32,8 @@ AUDIENCE_CARDS: tuple[dict[str, Any], ...] = (
     {
         "id": "aud-ent-sso",
         "title": "SAML single sign-on for your account CWAUDT-ENTSSO",
-        "body": "Single sign-on with SAML is set up under Settings > Security: upload the "
-        "identity provider metadata and map the email attribute. CWAUDB-ENTSSO",
+        "body": "Single sign-on with SAML (CWAUDB-ENTSSO) is set up under Settings > Security: "
+        "upload the identity provider metadata and map the email attribute.",
         "url": "https://help.example.com/enterprise/saml-sso",
         "metadata": {"owner_note": "CWAUDM-ENTSSO"},
         "audiences": ["enterprise"],
@@ -40,17 +41,17 @@ AUDIENCE_CARDS: tuple[dict[str, Any], ...] = (
     {
         "id": "aud-partner-commission",
         "title": "Partner referral commission CWAUDT-PARTCOM",
-        "body": "Check the referral in the partner ledger before paying out. CWAUDB-PARTCOM",
-        "reply": "Partners earn a referral commission of twenty percent on every merchant "
-        "they bring, paid out monthly. CWAUDR-PARTCOM",
+        "body": "Check the referral (CWAUDB-PARTCOM) in the partner ledger before paying out.",
+        "reply": "Partners earn a referral commission (CWAUDR-PARTCOM) of twenty percent on "
+        "every merchant they bring, paid out monthly.",
         "metadata": {"team": "partners", "owner_note": "CWAUDM-PARTCOM"},
         "audiences": ["partners"],
     },
     {
         "id": "aud-beta-api",
         "title": "Bulk label API beta CWAUDT-BETAAPI",
-        "body": "The bulk label API beta creates up to five hundred labels in one request; "
-        "ask your account manager to switch the beta on. CWAUDB-BETAAPI",
+        "body": "The bulk label API beta (CWAUDB-BETAAPI) creates up to five hundred labels in "
+        "one request; ask your account manager to switch the beta on.",
         "url": "https://help.example.com/beta/bulk-label-api",
         "metadata": {"owner_note": "CWAUDM-BETAAPI"},
         "audiences": ["beta", "enterprise"],
