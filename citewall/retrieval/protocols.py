@@ -41,6 +41,7 @@ class VectorIndex(Protocol):
 class LexicalIndex(Protocol):
     #: Which published build this is (the retriever reports it; a new one is reloaded).
     version: str
+
     @property
     def audiences(self) -> Mapping[str, tuple[str, ...]]:
         """chunk id -> its card's audiences, for the restricted chunks of this build."""
