@@ -34,6 +34,7 @@ from typing import Any
 from citewall.config import Settings
 from citewall.ingest.calibrate import calibrate
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import Decider, Signals, Thresholds
 from citewall.retrieval.calibration import signal_aucs
 from citewall.retrieval.embedder import load_embedder
@@ -159,8 +160,8 @@ def main() -> None:
             if q.get("gold")
         ]
         unanswerable_q = _rows(questions_dir / f"unanswerable.{args.split}.jsonl")
-        contexts = [retriever.retrieve(q) for q in answerable_q]
-        u_contexts = [retriever.retrieve(u["question"]) for u in unanswerable_q]
+        contexts = [retriever.retrieve(q, cards=EVERY_CARD) for q in answerable_q]
+        u_contexts = [retriever.retrieve(u["question"], cards=EVERY_CARD) for u in unanswerable_q]
         out: dict[str, Any] = {"kb": args.kb, "split": args.split, "ingest_s": round(ingest_s, 1)}
         for name, decide in (("fixed", fixed), ("calibrated", calibrated), ("off", None)):
             judge = decide if decide is not None else fixed

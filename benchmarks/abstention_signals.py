@@ -39,6 +39,7 @@ import numpy as np
 from abstention import SETS, _ingest, _rows
 
 from citewall.citations.units import card_units
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import PHRASING, key_terms
 from citewall.retrieval.calibration import auc
 from citewall.retrieval.embedder import load_embedder
@@ -120,7 +121,7 @@ def main() -> None:
         rare_floor = max(2, 0.01 * len(by_card))
 
         def signals(question: str) -> dict[str, Any]:
-            context = retriever.retrieve(question)
+            context = retriever.retrieve(question, cards=EVERY_CARD)
             qvec = embedder.embed_query(question)
             best_units: list[float] = []
             for chunk in context.chunks[:3]:

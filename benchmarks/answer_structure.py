@@ -39,6 +39,7 @@ from citewall.citations.outline import outline
 from citewall.config import load_settings
 from citewall.generation.extractive import NO_ANSWER, ExtractiveGenerator
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.factory import build_retriever, kb_embedder
 from citewall.retrieval.retriever import HybridRetriever
@@ -116,7 +117,7 @@ def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]
     openings: list[Opening] = []
     fragments: list[str] = []
     for q in questions:
-        context = kb.retriever.retrieve(q.question).chunks
+        context = kb.retriever.retrieve(q.question, cards=EVERY_CARD).chunks
         content = kb.generator.generate(q.question, context).text
         ranking = tuple(c.id for c in context)
         answered = bool(context) and content != NO_ANSWER

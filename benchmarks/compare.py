@@ -67,6 +67,7 @@ from benchmarks.baselines.report import (  # noqa: E402
 )
 from citewall.config import Settings, load_settings  # noqa: E402
 from citewall.ingest.chunking import chunk_card  # noqa: E402
+from citewall.kb.audiences import EVERY_CARD  # noqa: E402
 from citewall.kb.card import Card  # noqa: E402
 from citewall.retrieval.protocols import Embedder, Reranker  # noqa: E402
 from citewall.retrieval.records import ChunkRecord, index_text  # noqa: E402
@@ -230,16 +231,16 @@ def quality_and_demo_ingest(
         cw_full = build_retriever(s, embedder=embedder, reranker=reranker)
         rankings: dict[str, list[list[str]]] = {CW_RRF: [], CW_FULL: [], LC_ENS: [], LC_RR: []}
         calls: list[tuple[str, Callable[[str], list[str]]]] = [
-            (CW_RRF, lambda t: [c.id for c in cw_rrf.retrieve(t, k=10).chunks]),
+            (CW_RRF, lambda t: [c.id for c in cw_rrf.retrieve(t, k=10, cards=EVERY_CARD).chunks]),
             (LC_ENS, lambda t: card_ranking(lc.ensemble.invoke(t))),
-            (CW_FULL, lambda t: [c.id for c in cw_full.retrieve(t, k=10).chunks]),
+            (CW_FULL, lambda t: [c.id for c in cw_full.retrieve(t, k=10, cards=EVERY_CARD).chunks]),
             (LC_RR, lambda t: card_ranking(lc.reranked.invoke(t))),
         ]
         for i, q in enumerate(questions):
             for name, call in calls[i % 4 :] + calls[: i % 4]:
                 rankings[name].append(call(q["question"]))
         # The full path must really have run (a silent rrf_only would make "full" a lie).
-        assert cw_full.retrieve(questions[0]["question"]).hybrid_path == "full"
+        assert cw_full.retrieve(questions[0]["question"], cards=EVERY_CARD).hybrid_path == "full"
     gold = [set(q["gold"]) for q in questions]
     metrics = {
         name: {
@@ -311,7 +312,7 @@ def latency_at(
         stages: list[dict[str, float]] = []
 
         def cw_rrf_call(q: str) -> Any:
-            ctx = cw_rrf.retrieve(q)
+            ctx = cw_rrf.retrieve(q, cards=EVERY_CARD)
             stages.append(ctx.timings_ms)
             return ctx
 
@@ -326,7 +327,7 @@ def latency_at(
             FLOOR_SCAN: lambda q: scan(qvecs[q]),
         }
         slow_calls: dict[str, Callable[[str], Any]] = {
-            CW_FULL: lambda q: cw_full.retrieve(q),
+            CW_FULL: lambda q: cw_full.retrieve(q, cards=EVERY_CARD),
             LC_RR: lambda q: lc.reranked.invoke(q),
         }
         if embedder_before is not None:
@@ -337,7 +338,10 @@ def latency_at(
             ).retrieve
         fast = _alternate(fast_calls, queries)
         slow = _alternate(slow_calls, rerank_queries)
-        paths = {cw_rrf.retrieve(queries[0]).hybrid_path, cw_full.retrieve(queries[0]).hybrid_path}
+        paths = {
+            cw_rrf.retrieve(queries[0], cards=EVERY_CARD).hybrid_path,
+            cw_full.retrieve(queries[0], cards=EVERY_CARD).hybrid_path,
+        }
         assert paths == {"rrf_only", "full"}, paths
     row["latency_ms"] = {**fast, **slow}
     # Where citewall's rrf_only time goes (its own per-stage timers; warm-up call excluded).

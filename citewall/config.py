@@ -312,6 +312,14 @@ class Settings(BaseSettings):
     member_jwt_audience: str | None = Field(
         default=None, description="The `aud` member tokens must carry (required with either)."
     )
+    member_jwt_groups_claim: str = Field(
+        default="groups",
+        min_length=1,
+        max_length=100,
+        description="The member token's claim holding the member's groups (a list of strings, "
+        "or one string), read at every sign-in: the audiences whose cards they may be answered "
+        "from (docs/audiences.md).",
+    )
     member_jwt_max_lifetime_s: int = Field(
         default=3600,
         ge=10,

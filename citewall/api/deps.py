@@ -29,6 +29,7 @@ from citewall.auth.factory import SignIn
 from citewall.auth.proxy import AdminProxy
 from citewall.auth.rejection import TokenRejected
 from citewall.errors import AuthError, CitewallError, PermissionDeniedError, StorageError
+from citewall.kb.audiences import Viewer
 from citewall.runtime import Runtime
 from citewall.storage import users
 from citewall.storage.models import User
@@ -201,6 +202,15 @@ def get_current_user(caller: CallerDep) -> User:
 
 
 CurrentUser = Annotated[User, Depends(get_current_user)]
+
+
+def get_viewer(user: CurrentUser) -> Viewer:
+    """Who the request retrieves for (``users.viewer_of``): an admin sees every card, a
+    member the cards of their groups (as of their latest sign-in) and the unrestricted ones."""
+    return users.viewer_of(user)
+
+
+CurrentViewer = Annotated[Viewer, Depends(get_viewer)]
 
 
 def get_admin_user(caller: CallerDep, sign_in: SignInDep) -> User:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from citewall.api.analytics_schemas import RetrievalEventRow
 from citewall.boundary.external import SourcePublic
+from citewall.kb.audiences import audience_names
 from citewall.retrieval.types import HybridPath
 from citewall.storage.conversations import TITLE_MAX_CHARS
 from citewall.storage.feedback import COMMENT_MAX_CHARS
@@ -362,6 +363,8 @@ class AdminCard(BaseModel):
     body: str | None = None
     #: An internal card's member-facing part ("Tell the member"); None when it has none.
     reply: str | None = None
+    #: The groups the card is for (empty: every member).
+    audiences: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     #: Every other catalogue column (content hash, ingest version, timestamps).
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -388,3 +391,36 @@ class AdminSearchResponse(BaseModel):
     results: list[AdminSearchHit]
     hybrid_path: HybridPath | None
     notes: list[str]
+
+
+class AdminPreviewRequest(BaseModel):
+    """ "Answer as a member of these groups": the member path, run for an admin, storing nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(min_length=1, description="The question (length limit: settings).")
+    groups: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The groups of the member to answer as (none: a member in no group).",
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return _typed_text("message", value)
+
+    @field_validator("groups")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        return list(audience_names(value))
+
+
+class AdminPreviewResponse(BaseModel):
+    """What a member of ``groups`` would receive: prose only, external sources only."""
+
+    groups: list[str]
+    answer: str
+    answer_status: AnswerStatus
+    sources: list[SourcePublic]
+    hybrid_path: HybridPath | None

@@ -50,6 +50,7 @@ def build_sign_in(settings: Settings, clock: Callable[[], datetime]) -> SignIn:
             audience=settings.member_jwt_audience,
             leeway_s=settings.jwt_leeway_s,
             max_lifetime_s=settings.member_jwt_max_lifetime_s,
+            groups_claim=settings.member_jwt_groups_claim,
         )
         member = MemberSignIn(verifier, session_ttl_s=settings.session_ttl_s, clock=clock)
     admin_proxy = None

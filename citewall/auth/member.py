@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from citewall.auth.provision import active_user
+from citewall.auth.provision import active_user, member_groups
 from citewall.auth.rejection import TokenRejected
 from citewall.auth.replay import replay_key
 from citewall.auth.verifier import JwtVerifier
@@ -73,7 +73,7 @@ class MemberSignIn:
         except TokenRejected as exc:
             log.warning("member sign-in refused: %s: %s", exc.reason, exc.detail)
             raise
-        user = active_user(session, claims, "member", "member")
+        user = active_user(session, claims, "member", "member", groups=member_groups(claims.groups))
         until = datetime.fromtimestamp(claims.expires_at + self.verifier.leeway_s, UTC)
         return HostSignIn(user=user, token_key=key, usable_until=until)
 

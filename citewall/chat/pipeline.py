@@ -52,6 +52,7 @@ from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
 from citewall.generation.followup import Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
+from citewall.kb.audiences import Viewer, retrievable_for
 from citewall.retrieval.answerability import Decider, Signals, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
@@ -169,6 +170,7 @@ def answer_question(
     retriever: Retriever,
     generator: Generator,
     embedder: Embedder,
+    viewer: Viewer = Viewer(),
     history: Sequence[Turn] = (),
     policy: AnswerPolicy = AnswerPolicy(),
     admit: Admit = admit_all,
@@ -180,6 +182,7 @@ def answer_question(
         retriever=retriever,
         generator=generator,
         embedder=embedder,
+        viewer=viewer,
         history=history,
         policy=policy,
         admit=admit,
@@ -198,6 +201,7 @@ def stream_answer(
     retriever: Retriever,
     generator: Generator,
     embedder: Embedder,
+    viewer: Viewer = Viewer(),
     history: Sequence[Turn] = (),
     policy: AnswerPolicy = AnswerPolicy(),
     admit: Admit = admit_all,
@@ -211,6 +215,9 @@ def stream_answer(
     supports is replaced by ``NOTHING_FOUND``. ``admit`` decides the exposure budget once the
     context is known, before the first delta. A ``Generating`` event comes before the model's
     first delta, so that a caller can keep a stopped answer (``stopped_answer``).
+    ``viewer`` is who the answer is for: retrieval considers only the cards their audiences
+    allow (``kb.audiences.retrievable_for``), so nothing after it can see another card. Left
+    out, it is a member in no group: the least a caller that forgets it can be shown.
     """
     question = clean_question(question)
     t_start = time.perf_counter()
@@ -237,7 +244,7 @@ def stream_answer(
     condensed = policy.condenser.condense(question, without_small_talk(history))
     timings["condense"] = (time.perf_counter() - t_start) * 1000.0
     t_retrieve = time.perf_counter()
-    context = retriever.retrieve(condensed.query)
+    context = retriever.retrieve(condensed.query, cards=retrievable_for(viewer))
     restricted = admit(context)
     if restricted is not None:
         context = external_context(context)

@@ -29,6 +29,7 @@ from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_
 from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
+from citewall.kb.audiences import Viewer
 from citewall.runtime import Runtime
 from citewall.storage import conversations, turns
 from citewall.storage.models import Message, new_uuid
@@ -247,7 +248,12 @@ def persist_turn(
 
 
 def run_turn(
-    runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
+    runtime: Runtime,
+    *,
+    user_id: int,
+    viewer: Viewer,
+    question: str,
+    conversation_id: str | None,
 ) -> TurnResult:
     """Plan, answer and persist one turn (the non-streaming path). Nothing reaches the member
     unless the turn is stored, so a failure releases the turn's exposure reservation."""
@@ -261,6 +267,7 @@ def run_turn(
             retriever=runtime.retriever,
             generator=runtime.generator,
             embedder=runtime.embedder,
+            viewer=viewer,
             history=plan.history,
             policy=answer_policy(runtime),
             admit=gate.admit,
@@ -276,3 +283,16 @@ def run_turn(
     except CitewallError:
         gate.release()
         raise
+
+
+def preview_answer(runtime: Runtime, *, viewer: Viewer, question: str) -> Answer:
+    """The answer ``viewer`` would get to a first question, through the real pipeline with the
+    runtime's policy, storing nothing (no conversation, no exposure: the admin preview)."""
+    return answer_question(
+        clean_question(question),
+        retriever=runtime.retriever,
+        generator=runtime.generator,
+        embedder=runtime.embedder,
+        viewer=viewer,
+        policy=answer_policy(runtime),
+    )

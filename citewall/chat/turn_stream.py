@@ -21,6 +21,7 @@ from citewall.chat.budget import ExposureGate
 from citewall.chat.pipeline import Answer, Generating, stopped_answer, stream_answer
 from citewall.chat.turn import TurnPlan, TurnResult, answer_policy, persist_turn
 from citewall.errors import GenerationError
+from citewall.kb.audiences import Viewer
 from citewall.runtime import Runtime
 
 log = logging.getLogger("citewall.chat")
@@ -31,7 +32,7 @@ class TurnStream:
     ``TurnResult``. Nothing is stored unless the whole answer was produced, or ``stop`` keeps
     what the member was shown."""
 
-    def __init__(self, runtime: Runtime, *, user_id: int, plan: TurnPlan) -> None:
+    def __init__(self, runtime: Runtime, *, user_id: int, viewer: Viewer, plan: TurnPlan) -> None:
         self.plan = plan
         self._runtime = runtime
         self._user_id = user_id
@@ -42,6 +43,7 @@ class TurnStream:
             retriever=runtime.retriever,
             generator=runtime.generator,
             embedder=runtime.embedder,
+            viewer=viewer,
             history=plan.history,
             policy=self._policy,
             admit=self._gate.admit,

@@ -23,7 +23,13 @@ if TYPE_CHECKING:
 
 #: The demo KB shipped in the repository (``kb/demo``), found from the source tree or the cwd.
 REPO_KB = Path(__file__).resolve().parents[2] / "kb" / "demo"
-DEMO_USERS = (("demo-member", "member"), ("demo-admin", "admin"))
+#: Name, role and groups: ``demo-enterprise`` is a member of the ``enterprise`` audience and
+#: also sees the cards of ``kb/demo/enterprise/`` (docs/audiences.md).
+DEMO_USERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("demo-member", "member", ()),
+    ("demo-enterprise", "member", ("enterprise",)),
+    ("demo-admin", "admin", ()),
+)
 #: The demo KB's example questions (about its external help pages only), beside its cards.
 EXAMPLES_FILE = "examples.json"
 #: The demo member's question the demo KB does not answer, handed over to the demo helpdesk.
@@ -80,7 +86,13 @@ def seed_handoff(runtime: Runtime) -> bool:
         member = users.get_user(session, DEMO_USERS[0][0])
         if has_handoff(session, member.id):
             return False
-    turn = run_turn(runtime, user_id=member.id, question=HANDOFF_QUESTION, conversation_id=None)
+    turn = run_turn(
+        runtime,
+        user_id=member.id,
+        viewer=users.viewer_of(member),
+        question=HANDOFF_QUESTION,
+        conversation_id=None,
+    )
     with runtime.session_factory() as session:
         request_handoff(
             session,
@@ -97,11 +109,11 @@ def demo_tokens(session_factory: sessionmaker[Session]) -> dict[str, str]:
     """Create the demo users if absent; issue each a fresh token. ``{name: token}``."""
     tokens: dict[str, str] = {}
     with session_factory() as session:
-        for name, role in DEMO_USERS:
+        for name, role, groups in DEMO_USERS:
             try:
                 user = users.get_user(session, name)
             except NotFoundError:
-                _, tokens[name] = users.create_user(session, name, role)
+                _, tokens[name] = users.create_user(session, name, role, groups)
                 continue
             tokens[name] = users.add_token(session, user)
     return tokens
@@ -160,8 +172,9 @@ def demo(
         seeded = seed_handoff(runtime) if served.handoff_webhook_url == helpdesk.url else False
     typer.echo("")
     typer.echo("Demo users (fresh tokens, shown once):")
-    for name, role in DEMO_USERS:
-        typer.echo(f"  {role:<6} {name:<12} {tokens[name]}")
+    for name, role, groups in DEMO_USERS:
+        shown = f" ({', '.join(groups)})" if groups else ""
+        typer.echo(f"  {role:<6} {name + shown:<28} {tokens[name]}")
     typer.echo("")
     typer.echo(f"Open http://{host}:{port}/ and paste the member token, or try:")
     typer.echo(

@@ -1,5 +1,6 @@
 """`citewall ingest PATH... [--prune]`: load, validate and index KB cards incrementally;
-`citewall ingest --site URL... [--license L] [--prune]`: crawl a help center into external cards."""
+`citewall ingest --site URL... [--license L] [--audience G]... [--prune]`: crawl a help center
+into external cards (for the groups ``--audience`` names; none: every member)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from citewall.cli.errors import cli_errors
 from citewall.cli.operator import record_cards_change
 from citewall.config import get_settings
 from citewall.errors import UserError
+from citewall.kb.audiences import audience_names
 
 
 def _site_entries(sites: list[str], site_file: Path | None) -> list[str]:
@@ -42,6 +44,11 @@ def ingest(
     license: str | None = typer.Option(
         None, "--license", help="Licence of the crawled pages (e.g. CC-BY-4.0), shown with them."
     ),
+    audience: list[str] = typer.Option(
+        [],
+        "--audience",
+        help="With --site: a group the crawled pages are for (repeatable); none: every member.",
+    ),
     prune: bool = typer.Option(
         False,
         "--prune",
@@ -57,11 +64,20 @@ def ingest(
             raise UserError("give PATHs or --site, not both (run citewall ingest twice)")
         if not entries and not paths:
             raise UserError("nothing to ingest: give PATHs or --site URL")
+        try:
+            audience = list(audience_names(audience))
+        except ValueError as exc:
+            raise UserError(f"--audience: {exc}") from None
         if entries:
-            _ingest_sites(entries, license, prune, progress)
+            _ingest_sites(entries, license, audience, prune, progress)
             return
         if license is not None:
             raise UserError("--license applies to --site (cards in files carry their own)")
+        if audience:
+            raise UserError(
+                "--audience applies to --site (cards in files carry their own audiences, or "
+                "their folder's _audiences.yaml)"
+            )
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.ingest.pipeline import ingest_paths
 
@@ -79,12 +95,21 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _ingest_sites(entries: list[str], license: str | None, prune: bool, progress: bool) -> None:
+def _ingest_sites(
+    entries: list[str], license: str | None, audience: list[str], prune: bool, progress: bool
+) -> None:
     """Crawl and ingest; refusals (URL: reason) and notes on stderr, the summary on stdout."""
     # Deferred: the models, indexes and trafilatura take seconds to import.
     from citewall.ingest.crawl.run import ingest_sites
 
-    report = ingest_sites(entries, get_settings(), license=license, prune=prune, progress=progress)
+    report = ingest_sites(
+        entries,
+        get_settings(),
+        license=license,
+        audiences=audience,
+        prune=prune,
+        progress=progress,
+    )
     changed = report.ingest
     if changed.added or changed.updated or changed.deleted:
         record_cards_change(

@@ -1,4 +1,5 @@
-"""`citewall users`: add users, list them, issue and revoke bearer tokens.
+"""`citewall users`: add users, list them, set a member's groups, issue and revoke bearer
+tokens.
 
 ``add`` and ``token`` print the new token alone on the LAST line of output, so scripts can do
 ``TOKEN=$(citewall users add alice --role admin | tail -n 1)``.
@@ -25,12 +26,14 @@ from citewall.storage.schema import Database, open_database
 from citewall.storage.types import utcnow
 from citewall.storage.users import (
     add_token,
+    check_groups,
     check_role,
     create_user,
     get_user,
     list_users,
     revoke_token,
     revoke_user,
+    set_groups,
     token_active,
 )
 
@@ -63,6 +66,7 @@ def _user_json(user: User, now: datetime) -> dict[str, object]:
         "disabled_at": user.disabled_at.isoformat() if user.disabled_at else None,
         "issuer": user.issuer,
         "email": user.email,
+        "groups": list(user.groups or []),
         "active_tokens": [t.prefix for t in tokens],
         "active_sessions": len(sessions),
         "last_used_at": max(used).isoformat() if used else None,
@@ -73,17 +77,25 @@ def _user_json(user: User, now: datetime) -> dict[str, object]:
 def add(
     name: str = typer.Argument(..., help="User name (letters, digits, . _ @ -)."),
     role: str = typer.Option("member", "--role", "-r", help=f"One of: {', '.join(ROLES)}."),
+    group: list[str] = typer.Option(
+        [],
+        "--group",
+        "-g",
+        help="A group the member belongs to (repeatable): the audiences whose cards they see.",
+    ),
 ) -> None:
     """Create a user and print its bearer token (alone on the last line; shown only once)."""
     with cli_errors():
         check_role(role)  # a usage error even when the database is down
+        check_groups(group)
         db = open_settings_database()
         try:
             with db.sessions() as session:
-                user, token = create_user(session, name, role)
+                user, token = create_user(session, name, role, group)
         finally:
             db.dispose()
-    typer.echo(f"created {user.role} {user.name!r} (id {user.id})")
+    groups = f", groups {', '.join(user.groups)}" if user.groups else ""
+    typer.echo(f"created {user.role} {user.name!r} (id {user.id}{groups})")
     typer.echo("bearer token (shown once, store it now):")
     typer.echo(token)
 
@@ -119,6 +131,27 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
             _when(max(used) if used else None),
         )
     Console().print(table)
+
+
+@app.command("groups")
+def groups(
+    name: str = typer.Argument(..., help="The user whose groups to set."),
+    group: list[str] = typer.Argument(
+        None, help="Every group the member belongs to (none: no group)."
+    ),
+) -> None:
+    """Replace a user's groups (for token users; a host-signed member's groups come from the
+    host token at every sign-in)."""
+    with cli_errors():
+        check_groups(group or [])
+        db = open_settings_database()
+        try:
+            with db.sessions() as session:
+                user = set_groups(session, name, group or [])
+        finally:
+            db.dispose()
+    shown = ", ".join(user.groups) if user.groups else "no group"
+    typer.echo(f"{user.name!r} is now in {shown}")
 
 
 @app.command("revoke")

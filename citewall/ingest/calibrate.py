@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citewall.config import Settings
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import COVERAGE_CARDS, Signals, measure
 from citewall.retrieval.calibrated import (
     CalibrationError,
@@ -122,7 +123,9 @@ def calibrate(
     probe_vectors = probe_embeddings(settings, embedder, [p.question for p in probes])
     by_kind: dict[str, list[Signals]] = defaultdict(list)
     for probe, vector in zip(probes, probe_vectors.vectors, strict=True):
-        context = retriever.retrieve(probe.question, COVERAGE_CARDS, vector=vector)
+        context = retriever.retrieve(
+            probe.question, COVERAGE_CARDS, vector=vector, cards=EVERY_CARD
+        )
         if probe.card_id is not None and probe.card_id not in {c.id for c in context.chunks}:
             # Retrieval does not find the card it was made from: no evidence of what an
             # answerable question scores, so it does not constrain the fit.

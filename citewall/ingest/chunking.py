@@ -101,6 +101,7 @@ def chunk_card(card: Card, max_words: int) -> list[ChunkRecord]:
                 "card": meta,
             },
             reply=card.reply,
+            audiences=card.audiences,
         )
         for n, text in enumerate(split_body(card.body, max_words) or [card.body.strip()])
     ]

@@ -27,10 +27,14 @@ from citewall.ingest.documents.formats import (
 from citewall.ingest.documents.load import load_documents
 from citewall.ingest.documents.markdown_sections import take_reply
 from citewall.ingest.documents.sidecar import SIDECAR_SUFFIX
+from citewall.kb.audiences import audience_names
 from citewall.kb.card import Card
 from citewall.kb.urls import url_problem
 
-CARD_FIELDS = ("id", "title", "body", "url", "license", "reply", "metadata")
+CARD_FIELDS = ("id", "title", "body", "url", "license", "reply", "audiences", "metadata")
+#: A folder's audiences: every card under the folder (JSONL, Markdown, documents) that names
+#: none of its own is for these groups (the nearest such file above a card wins).
+FOLDER_AUDIENCES_FILE = "_audiences.yaml"
 
 
 @dataclass(slots=True)
@@ -257,6 +261,94 @@ def _find(path: Path) -> _Found:
     return found
 
 
+def read_folder_audiences(file: Path) -> tuple[str, ...]:
+    """The groups a ``_audiences.yaml`` names (``audiences: [enterprise, beta]``); an
+    IngestError naming the file, the line and the field when it is unreadable or bad."""
+    path = str(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
+        node = yaml.compose(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IngestError(f"cannot read file: {exc}", path=path) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise IngestError(f"invalid YAML: {exc}", path=path, line=line) from None
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
+    if not isinstance(raw, dict) or set(raw) != {"audiences"}:
+        extra = sorted(set(raw) - {"audiences"}) if isinstance(raw, dict) else []
+        raise IngestError(
+            "expected one field, audiences (a list of group names)",
+            path=path,
+            line=lines.get(str(extra[0]), 1) if extra else 1,
+            field=str(extra[0]) if extra else "audiences",
+        )
+    try:
+        names = audience_names(raw["audiences"])
+    except ValueError as exc:
+        raise IngestError(
+            str(exc), path=path, line=lines.get("audiences"), field="audiences"
+        ) from None
+    if not names:
+        raise IngestError(
+            "names no group; delete the file to make the folder's cards for every member",
+            path=path,
+            line=lines.get("audiences"),
+            field="audiences",
+        )
+    return names
+
+
+@dataclass(slots=True)
+class _FolderAudiences:
+    """The folder files above the cards of one given path, read once each. A folder whose file
+    is bad refuses its cards (they must not load for every member by mistake)."""
+
+    root: Path
+    read: dict[Path, tuple[str, ...] | IngestError | None] = field(default_factory=dict)
+
+    def _of(self, folder: Path) -> tuple[str, ...] | IngestError | None:
+        if folder not in self.read:
+            file = folder / FOLDER_AUDIENCES_FILE
+            try:
+                self.read[folder] = read_folder_audiences(file) if file.is_file() else None
+            except IngestError as exc:
+                self.read[folder] = exc
+        return self.read[folder]
+
+    def above(self, file: Path) -> tuple[str, ...] | IngestError | None:
+        """The nearest folder file's groups between ``file`` and the root (None: no file)."""
+        folder = file.parent
+        while True:
+            found = self._of(folder)
+            if found is not None or folder == self.root or folder.parent == folder:
+                return found
+            if self.root not in folder.parents:
+                return None
+            folder = folder.parent
+
+    def apply(
+        self, result: LoadResult, placed: Iterable[tuple[Card, str]]
+    ) -> list[tuple[Card, str]]:
+        """Each card with its folder's audiences when it names none of its own; the cards of
+        a folder whose file is bad are refused (one error per file)."""
+        kept: list[tuple[Card, str]] = []
+        for card, where in placed:
+            found = self.above(Path(where))
+            if isinstance(found, IngestError):
+                if not any(e is found for e in result.errors):
+                    result.errors.append(found)
+                result.refused_ids.add(card.id)
+                continue
+            if found and not card.audiences:
+                card = card.model_copy(update={"audiences": found})
+            kept.append((card, where))
+        return kept
+
+
 def _merge(
     result: LoadResult, placed: Iterable[tuple[Card, str]], first_seen: dict[str, str]
 ) -> None:
@@ -296,18 +388,20 @@ def load_cards(
             result.unidentified += 1
             continue
         found = _find(path)
+        folders = _FolderAudiences(found.root)
         for file, kind in found.cards:
             part = load_markdown(file) if kind == "md" else load_jsonl(file)
             result.errors.extend(part.errors)
             result.refused_ids |= part.refused_ids
             result.unidentified += part.unidentified
-            _merge(result, ((card, str(file)) for card in part.cards), first_seen)
+            placed = folders.apply(result, ((card, str(file)) for card in part.cards))
+            _merge(result, placed, first_seen)
         if found.documents or found.sidecars:
             docs = load_documents(
                 found.root, found.documents, max_bytes=document_max_bytes, sidecars=found.sidecars
             )
             result.errors.extend(docs.errors)
             result.unidentified += docs.unidentified
-            placed = ((card, str(found.root / card.metadata["path"])) for card in docs.cards)
-            _merge(result, placed, first_seen)
+            where = ((card, str(found.root / card.metadata["path"])) for card in docs.cards)
+            _merge(result, folders.apply(result, where), first_seen)
     return result

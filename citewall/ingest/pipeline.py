@@ -117,7 +117,10 @@ def rebuild_lexical(settings: Settings, records: Sequence[ChunkRecord]) -> str:
     """Rebuild the BM25 artifact from ``records`` (every chunk); publish atomically."""
     ordered = sorted(records, key=lambda r: r.chunk_id)
     return save_bm25(
-        settings.bm25_dir, [r.chunk_id for r in ordered], [index_text(r) for r in ordered]
+        settings.bm25_dir,
+        [r.chunk_id for r in ordered],
+        [index_text(r) for r in ordered],
+        {r.chunk_id: r.audiences for r in ordered if r.audiences},
     )
 
 

@@ -9,11 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from citewall.kb.audiences import audience_names
 from citewall.text.cleaning import text_problem
 
 #: Metadata keys citewall derives itself. A card may not set them in free metadata: a ``url``
 #: there would make an internal card look external at the serve boundary.
-RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash"})
+RESERVED_METADATA_KEYS = frozenset({"url", "license", "title", "content_hash", "audiences"})
 
 #: What a member-facing reply may not hold: a link of any form (a URL, ``www.``, a Markdown
 #: link) or HTML. It reaches the member as prose, where links come only from public sources.
@@ -41,6 +42,13 @@ class Card(BaseModel):
     license: str | None = None
     reply: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The groups of members the card is for (``kb.audiences``); empty: every member.
+    audiences: tuple[str, ...] = ()
+
+    @field_validator("audiences", mode="before")
+    @classmethod
+    def _group_names(cls, value: object) -> tuple[str, ...]:
+        return audience_names(value) if value is not None else ()
 
     @field_validator("title", "body", "url", "license", "reply")
     @classmethod
@@ -92,11 +100,14 @@ class Card(BaseModel):
 
     def content_hash(self) -> str:
         """Stable sha256 over everything that affects indexing and display (a card without
-        a reply hashes as it did before replies existed, so re-ingest leaves it alone)."""
+        a reply or audiences hashes as it did before they existed, so re-ingest leaves it
+        alone)."""
         reply = {} if self.reply is None else {"reply": self.reply}
+        audiences = {"audiences": list(self.audiences)} if self.audiences else {}
         payload = json.dumps(
             {
                 **reply,
+                **audiences,
                 "id": self.id,
                 "title": self.title,
                 "body": self.body,
@@ -120,6 +131,8 @@ class Card(BaseModel):
             meta["url"] = self.url
         if self.license is not None:
             meta["license"] = self.license
+        if self.audiences:
+            meta["audiences"] = list(self.audiences)
         meta["content_hash"] = self.content_hash()
         return meta
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.records import ChunkRecord, Hit, Vector
 
 
@@ -28,11 +29,20 @@ class ExactIndex:
         self._ids = [r.chunk_id for r in records]
         self._vectors = np.ascontiguousarray(vectors, dtype=np.float32)
 
-    def query(self, embedding: Vector, k: int) -> list[Hit]:
-        """Top ``k`` by cosine similarity (dot product of unit vectors), ties by position."""
+    def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]:
+        """Top ``k`` by cosine similarity (dot product of unit vectors) among the chunks
+        ``cards`` allows, ties by position."""
         if not self._ids:
             return []
         scores = self._vectors @ np.asarray(embedding, dtype=np.float32)
+        if not cards.everything:
+            hidden = [
+                i for i, c in enumerate(self._ids) if not cards.allows(self._records[c].audiences)
+            ]
+            scores[hidden] = -np.inf
+            k = min(k, len(self._ids) - len(hidden))
+            if k <= 0:
+                return []
         k = min(k, len(self._ids))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]

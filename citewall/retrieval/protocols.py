@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.records import ChunkRecord, Hit, Vector
 from citewall.retrieval.types import RetrievedContext
 
@@ -29,7 +30,7 @@ class VectorIndex(Protocol):
 
     def delete(self, chunk_ids: Sequence[str]) -> None: ...
 
-    def query(self, embedding: Vector, k: int) -> list[Hit]: ...
+    def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]: ...
 
     def get(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]: ...
 
@@ -41,7 +42,12 @@ class LexicalIndex(Protocol):
     #: Which published build this is (the retriever reports it; a new one is reloaded).
     version: str
 
-    def query(self, text: str, k: int) -> list[Hit]: ...
+    @property
+    def audiences(self) -> Mapping[str, tuple[str, ...]]:
+        """chunk id -> its card's audiences, for the restricted chunks of this build."""
+        ...
+
+    def query(self, text: str, k: int, *, cards: CardFilter) -> list[Hit]: ...
 
     def __len__(self) -> int: ...
 
@@ -59,8 +65,11 @@ class Reranker(Protocol):
 class Retriever(Protocol):
     """What the rest of citewall asks of retrieval (``HybridRetriever`` is the implementation)."""
 
-    def retrieve(self, question: str, k: int | None = None) -> RetrievedContext:
-        """The top ``k`` cards (default: the configured context size), best first."""
+    def retrieve(
+        self, question: str, k: int | None = None, *, cards: CardFilter
+    ) -> RetrievedContext:
+        """The top ``k`` cards (default: the configured context size) among those ``cards``
+        allows (``kb.audiences.retrievable_for``), best first."""
         ...
 
     def status(self) -> dict[str, Any]:

@@ -14,13 +14,16 @@ Vector = npt.NDArray[np.float32]
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
     """A chunk as stored in the indexes. ``parent_id`` is the card id; ``reply`` is the card's
-    member-facing part (internal cards; the same on each of the card's chunks)."""
+    member-facing part (internal cards; the same on each of the card's chunks); ``audiences``
+    the card's groups, which every index filters on before ranking."""
 
     chunk_id: str
     parent_id: str
     text: str
     metadata: dict[str, Any]
     reply: str | None = None
+    #: The card's audiences (``kb.audiences``): empty, every member may retrieve it.
+    audiences: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

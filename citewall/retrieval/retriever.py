@@ -13,6 +13,10 @@
 
 Dense search failing is not degraded around: it raises ``RetrievalError`` (HTTP 503).
 
+Every stage that selects candidates (``dense``, ``lexical_hits``, and so ``retrieve``) takes
+the ``CardFilter`` of the reader (``kb.audiences.retrievable_for``) and applies it inside the
+index, before anything is ranked: a card outside the reader's audiences is never a candidate.
+
 Each stage is a public method (``embed``, ``dense``, ``lexical_hits``, ``fuse``, ``read``,
 ``rerank``), so evaluation ranks questions with the production code rather than a copy of it;
 ``retrieve`` composes them with the time budget (``RerankBudget``), the live lexical index
@@ -28,6 +32,7 @@ from typing import Any
 
 from citewall.config import Settings
 from citewall.errors import RetrievalError
+from citewall.kb.audiences import EVERY_CARD, CardFilter
 from citewall.retrieval.dedupe import best_per_parent, covering
 from citewall.retrieval.fusion import rrf
 from citewall.retrieval.protocols import Embedder, LexicalIndex, Reranker, VectorIndex
@@ -38,6 +43,13 @@ from citewall.retrieval.timer import StageTimer
 from citewall.retrieval.types import ContextChunk, HybridPath, RetrievedContext
 
 log = logging.getLogger(__name__)
+
+#: A filtered dense search reads this many times ``k`` nearest chunks and keeps those the
+#: reader may retrieve, by the live lexical build's audience map: when ``k`` remain they are the
+#: nearest allowed chunks, at about the cost of an unfiltered search. Chroma's ``where`` search
+#: (10-30 times dearer at 10k chunks, docs/audiences.md) runs only when hidden chunks crowd the
+#: head or no lexical build is loaded.
+FILTER_OVERFETCH = 4
 
 
 @dataclass(slots=True)
@@ -112,22 +124,37 @@ class HybridRetriever:
         except Exception as exc:
             raise RetrievalError(f"embedding the question failed: {exc}") from exc
 
-    def dense(self, qvec: Vector, k: int | None = None) -> list[Hit]:
-        """The vector store's top ``k`` (default ``dense_top_k``); ``RetrievalError`` if down."""
+    def dense(self, qvec: Vector, k: int | None = None, *, cards: CardFilter) -> list[Hit]:
+        """The vector store's top ``k`` (default ``dense_top_k``) among the chunks ``cards``
+        allows (``FILTER_OVERFETCH``); ``RetrievalError`` if down."""
+        k = k or self.settings.dense_top_k
         try:
-            return self.vector_index.query(qvec, k or self.settings.dense_top_k)
+            if not cards.everything:
+                index, _ = self.lexical.current()
+                if index is not None:
+                    wide = self.vector_index.query(qvec, k * FILTER_OVERFETCH, cards=EVERY_CARD)
+                    kept = [h for h in wide if cards.allows(index.audiences.get(h.chunk_id, ()))]
+                    if len(kept) >= k or len(wide) < k * FILTER_OVERFETCH:
+                        return [
+                            Hit(h.chunk_id, rank, h.score)
+                            for rank, h in enumerate(kept[:k], start=1)
+                        ]
+            return self.vector_index.query(qvec, k, cards=cards)
         except RetrievalError:
             raise
         except Exception as exc:
             raise RetrievalError(f"dense search failed: {exc}") from exc
 
-    def lexical_hits(self, question: str, k: int | None = None) -> tuple[list[Hit], str | None]:
-        """BM25's top ``k`` (default ``bm25_top_k``), or no hits and why (-> ``dense_only``)."""
+    def lexical_hits(
+        self, question: str, k: int | None = None, *, cards: CardFilter
+    ) -> tuple[list[Hit], str | None]:
+        """BM25's top ``k`` (default ``bm25_top_k``) among the chunks ``cards`` allows, or no
+        hits and why (-> ``dense_only``)."""
         index, error = self.lexical.current()
         if index is None:
             return [], f"lexical index unavailable: {error}"
         try:
-            return index.query(question, k or self.settings.bm25_top_k), None
+            return index.query(question, k or self.settings.bm25_top_k, cards=cards), None
         except Exception as exc:
             log.warning("BM25 query failed, dense_only: %s", exc)
             return [], f"lexical search failed: {type(exc).__name__}: {exc}"
@@ -171,9 +198,15 @@ class HybridRetriever:
 
     # -- the composed path ---------------------------------------------------------------------
     def retrieve(
-        self, question: str, k: int | None = None, *, vector: Vector | None = None
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        cards: CardFilter,
+        vector: Vector | None = None,
     ) -> RetrievedContext:
-        """The top ``k`` (default ``context_k``) cards for ``question``, best first.
+        """The top ``k`` (default ``context_k``) cards for ``question`` among those ``cards``
+        allows, best first.
 
         ``vector``: the question's embedding when the caller embedded it already (calibration
         embeds its probes in one batch)."""
@@ -184,7 +217,7 @@ class HybridRetriever:
         with timer.stage("embed"):
             qvec = self.embed(question) if vector is None else vector
         with timer.stage("dense"):
-            dense_hits = self.dense(qvec)
+            dense_hits = self.dense(qvec, cards=cards)
         if dense_hits:
             ctx.top_dense = max(h.score for h in dense_hits)
         else:
@@ -193,7 +226,7 @@ class HybridRetriever:
             return ctx
 
         with timer.stage("bm25"):
-            bm25_hits, lexical_problem = self.lexical_hits(question)
+            bm25_hits, lexical_problem = self.lexical_hits(question, cards=cards)
         path: HybridPath = "dense_only" if lexical_problem else "rrf_only"
         if lexical_problem:
             ctx.notes.append(lexical_problem)
@@ -220,8 +253,10 @@ class HybridRetriever:
             records = self.read(head)
         else:
             head, records = self._read_until_cards(order, k)
-        # A BM25 id the vector store no longer has (mid-ingest) is dropped, not served.
-        order = [cid for cid in head if cid in records]
+        # A BM25 id the vector store no longer has (mid-ingest) is dropped, not served; so is
+        # a chunk whose stored audiences the filter refuses (the BM25 artifact and the vector
+        # store can disagree for a moment mid-ingest: the vector store's record decides).
+        order = [cid for cid in head if cid in records and cards.allows(records[cid].audiences)]
 
         if path == "rrf_only":
             order, path = self._rerank_within_budget(question, order, records, cands, ctx, timer, k)

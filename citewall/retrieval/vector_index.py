@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citewall.errors import RetrievalError
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.records import ChunkRecord, Hit, Vector
 
 #: HNSW settings for recall (docs/retrieval.md): ANN recall@10 vs exact search measured 1.0 on
@@ -30,12 +31,50 @@ HNSW_CONFIG: dict[str, Any] = {
 }
 #: Chroma caps a single add/upsert; stay well under it.
 _WRITE_BATCH = 2000
+#: A restricted chunk has ``restricted: True`` and one ``audience.<group>: True`` key per
+#: group: Chroma's ``where`` compares scalars, so "shares a group" becomes an ``$or`` of keys.
+RESTRICTED_KEY = "restricted"
+AUDIENCE_KEY_PREFIX = "audience."
+
+
+def stored_audiences(meta: Any) -> tuple[str, ...]:
+    """A chunk's audiences, read from its Chroma metadata (the ``audience.<group>`` keys)."""
+    return tuple(
+        sorted(
+            str(k)[len(AUDIENCE_KEY_PREFIX) :]
+            for k in dict(meta or {})
+            if str(k).startswith(AUDIENCE_KEY_PREFIX)
+        )
+    )
+
+
+def audience_where(cards: CardFilter) -> dict[str, Any] | None:
+    """The Chroma ``where`` that keeps only the chunks ``cards`` allows (None: every chunk).
+
+    A chunk written before audiences existed has no ``restricted`` key; ``$ne`` matches it.
+
+    >>> audience_where(CardFilter(frozenset()))
+    {'restricted': {'$ne': True}}
+    >>> audience_where(CardFilter(frozenset({"b", "a"})))
+    {'$or': [{'restricted': {'$ne': True}}, {'audience.a': True}, {'audience.b': True}]}
+    """
+    if cards.groups is None:
+        return None
+    open_to_all: dict[str, Any] = {RESTRICTED_KEY: {"$ne": True}}
+    shared = [{AUDIENCE_KEY_PREFIX + g: True} for g in sorted(cards.groups)]
+    return {"$or": [open_to_all, *shared]} if shared else open_to_all
 
 
 def _flatten(record: ChunkRecord) -> dict[str, str | int | float | bool]:
-    """Chroma metadata holds only scalars: keep the card's full metadata as JSON."""
+    """Chroma metadata holds only scalars: keep the card's full metadata as JSON, and the
+    audiences as boolean keys the ``where`` filter can read."""
     meta = record.metadata
+    groups: dict[str, str | int | float | bool] = {
+        AUDIENCE_KEY_PREFIX + g: True for g in record.audiences
+    }
     return {
+        **groups,
+        RESTRICTED_KEY: bool(record.audiences),
         "parent_id": record.parent_id,
         "title": str(meta.get("title", "")),
         "url": str(meta.get("url") or ""),
@@ -64,7 +103,15 @@ def _unflatten(chunk_id: str, text: str | None, meta: Any) -> ChunkRecord:
             "card": card,
         },
         reply=str(meta.get("reply") or "") or None,
+        audiences=stored_audiences(meta),
     )
+
+
+def _hits(nearest: list[tuple[str, float]]) -> list[Hit]:
+    return [
+        Hit(chunk_id=cid, rank=i, score=1.0 - float(d))
+        for i, (cid, d) in enumerate(nearest, start=1)
+    ]
 
 
 class ChromaVectorIndex:
@@ -138,24 +185,33 @@ class ChromaVectorIndex:
         for start in range(0, len(ids), _WRITE_BATCH):
             self._collection.delete(ids=ids[start : start + _WRITE_BATCH])
 
-    def query(self, embedding: Vector, k: int) -> list[Hit]:
-        """Top-k by cosine similarity; ``score`` is the cosine (1 - Chroma's distance)."""
+    def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]:
+        """Top-k by cosine similarity among the chunks ``cards`` allows (Chroma's ``where``
+        pre-filter: a hidden chunk never leaves the store); ``score`` is the cosine (1 -
+        Chroma's distance)."""
         # No count() first: it costs as much as the search, and Chroma already returns fewer
         # hits than asked when the collection is smaller (none when it is empty).
+        vector = np.asarray(embedding, dtype=np.float32)
+        return self._nearest(vector, k, where=audience_where(cards))
+
+    def _search(
+        self, vector: Vector, n: int, *, include: list[str], where: dict[str, Any] | None = None
+    ) -> Any:
         try:
-            res = self._collection.query(
-                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=k,
-                include=["distances"],
+            return self._collection.query(
+                query_embeddings=[vector],
+                n_results=n,
+                include=include,
+                **({"where": where} if where is not None else {}),
             )
         except Exception as exc:
             raise RetrievalError(f"dense search in Chroma at {self.where} failed: {exc}") from exc
+
+    def _nearest(self, vector: Vector, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        res = self._search(vector, k, include=["distances"], where=where)
         ids = (res.get("ids") or [[]])[0]
         dists = (res.get("distances") or [[]])[0]
-        return [
-            Hit(chunk_id=cid, rank=i, score=1.0 - float(d))
-            for i, (cid, d) in enumerate(zip(ids, dists, strict=True), start=1)
-        ]
+        return _hits(list(zip(ids, dists, strict=True)))
 
     def get(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         """Records for the ids that exist, in the order asked (missing ids are skipped)."""

@@ -79,6 +79,7 @@ def upsert_cards(
                         url=card.url,
                         license=card.license,
                         reply=card.reply,
+                        audiences=list(card.audiences),
                         meta=dict(card.metadata),
                         content_hash=digest,
                         ingest_version=ingest_version,
@@ -96,6 +97,7 @@ def upsert_cards(
                 row.url = card.url
                 row.license = card.license
                 row.reply = card.reply
+                row.audiences = list(card.audiences)
                 row.meta = dict(card.metadata)
                 row.content_hash = digest
                 row.ingest_version = ingest_version
@@ -193,3 +195,16 @@ def every_card(session: Session) -> list[CardRow]:
     """The whole catalogue, by id (what an evaluation of the deployment's KB reads)."""
     with storage_errors(session, "reading the card catalogue"):
         return list(session.scalars(select(CardRow).order_by(CardRow.id)))
+
+
+def card_audiences(session: Session, card_ids: Iterable[str]) -> dict[str, list[str]]:
+    """card id -> its audiences now, for the ids still in the catalogue."""
+    ids = sorted(set(card_ids))
+    out: dict[str, list[str]] = {}
+    with storage_errors(session, "reading card audiences"):
+        for batch in _batches(ids):
+            rows = session.execute(
+                select(CardRow.id, CardRow.audiences).where(CardRow.id.in_(batch))
+            )
+            out.update((card_id, list(groups or [])) for card_id, groups in rows)
+    return out

@@ -97,6 +97,9 @@ class User(Base):
     issuer: Mapped[str | None] = mapped_column(String(255), default=None)
     subject: Mapped[str | None] = mapped_column(String(255), default=None)
     email: Mapped[str | None] = mapped_column(StringType(320), default=None)
+    #: A member's groups (``kb.audiences``): from the host token's groups claim at every
+    #: sign-in, or set by ``citewall users groups``. Admins see every card whatever these say.
+    groups: Mapped[list[str]] = mapped_column(JSONType(), default=list)
 
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", order_by="ApiToken.id", lazy="raise_on_sql"
@@ -328,6 +331,8 @@ class CardRow(Base):
     license: Mapped[str | None] = mapped_column(TextType(), default=None)
     #: An internal card's member-facing part (``Card.reply``); None on external cards.
     reply: Mapped[str | None] = mapped_column(TextType(), default=None)
+    #: The groups the card is for (``Card.audiences``); empty: every member.
+    audiences: Mapped[list[str]] = mapped_column(JSONType(), default=list)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType(), default=dict)
     content_hash: Mapped[str] = mapped_column(String(64))
     ingest_version: Mapped[int] = mapped_column(Integer, index=True)

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
@@ -23,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from citewall.errors import NotFoundError, UserError
+from citewall.kb.audiences import Viewer, audience_names
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import ROLES, ApiToken, Role, User
@@ -81,18 +83,42 @@ def _add_token_row(session: Session, user: User) -> str:
     return token
 
 
-def create_user(session: Session, name: str, role: str = "member") -> tuple[User, str]:
+def check_groups(groups: object) -> list[str]:
+    """Group names (``kb.audiences``), sorted and without duplicates; ``UserError`` naming a
+    bad one.
+
+    >>> check_groups(["partners", "enterprise"])
+    ['enterprise', 'partners']
+    """
+    try:
+        return list(audience_names(groups))
+    except ValueError as exc:
+        raise UserError(f"bad group: {exc}") from None
+
+
+def viewer_of(user: User) -> Viewer:
+    """Who ``user`` retrieves as: an admin sees every card; a member the cards their groups
+    allow (``kb.audiences.retrievable_for``)."""
+    if user.role == "admin":
+        return Viewer.staff()
+    return Viewer.member(user.groups or ())
+
+
+def create_user(
+    session: Session, name: str, role: str = "member", groups: Sequence[str] = ()
+) -> tuple[User, str]:
     """Create a user with one token; return the user and the plain token (shown only now).
 
-    ``UserError`` for an unknown role (naming the allowed roles), a malformed name or a name
-    that is taken.
+    ``UserError`` for an unknown role (naming the allowed roles), a malformed name, a name
+    that is taken or a bad group name.
     """
     check_role(role)
     check_name(name)
+    names = check_groups(list(groups))
     with storage_errors(session, f"creating user {name!r}"):
         if session.scalar(select(User.id).where(User.name == name)) is not None:
             raise UserError(f"user {name!r} already exists")
-        user = User(name=name, role=role)
+        user = User(name=name, role=role, groups=names)
         session.add(user)
         try:
             session.flush()
@@ -190,14 +216,23 @@ def _external_user(session: Session, issuer: str, subject: str) -> User | None:
 
 
 def provision_external_user(
-    session: Session, *, issuer: str, subject: str, readable: str, email: str | None, role: Role
+    session: Session,
+    *,
+    issuer: str,
+    subject: str,
+    readable: str,
+    email: str | None,
+    role: Role,
+    groups: Sequence[str] | None = None,
 ) -> User:
     """The user keyed by (``issuer``, ``subject``), created with ``role`` on first sight.
 
     Race-safe: two first sign-ins at once both end with the one row the unique index lets in.
-    An existing user keeps its name and role; its ``email`` follows the latest token.
+    An existing user keeps its name and role; its ``email`` follows the latest token, and so
+    do its ``groups`` when given (a member's groups are read at every sign-in).
     """
     check_role(role)
+    names = None if groups is None else check_groups(list(groups))
     with storage_errors(session, "provisioning a signed-in user"):
         for hash_length in _NAME_HASH_LENGTHS:
             # SQLite: take the write lock before reading, or a reader upgrading to a writer
@@ -205,14 +240,25 @@ def provision_external_user(
             begin_write(session)
             user = _external_user(session, issuer, subject)
             if user is not None:
+                changed = False
                 if email is not None and user.email != email:
-                    user.email = email
+                    user.email, changed = email, True
+                if names is not None and list(user.groups or []) != names:
+                    user.groups, changed = names, True
+                if changed:
                     session.commit()
                 return user
             name = external_user_name(readable, issuer, subject, hash_length)
             if session.scalar(select(User.id).where(User.name == name)) is not None:
                 continue  # the name is taken (another issuer's user): a longer suffix
-            user = User(name=name, role=role, issuer=issuer, subject=subject, email=email)
+            user = User(
+                name=name,
+                role=role,
+                issuer=issuer,
+                subject=subject,
+                email=email,
+                groups=names or [],
+            )
             session.add(user)
             try:
                 session.commit()
@@ -223,6 +269,16 @@ def provision_external_user(
         user = _external_user(session, issuer, subject)
     if user is None:
         raise UserError(f"no free user name for subject {subject!r} of issuer {issuer!r}")
+    return user
+
+
+def set_groups(session: Session, name: str, groups: Sequence[str]) -> User:
+    """Replace the groups of the user called ``name`` (none: every unrestricted card only)."""
+    names = check_groups(list(groups))
+    user = get_user(session, name)
+    with storage_errors(session, f"setting the groups of {name!r}"):
+        user.groups = names
+        session.commit()
     return user
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import Decider
 from citewall.retrieval.factory import configured_thresholds
 from citewall.retrieval.types import RetrievedContext
@@ -54,8 +55,8 @@ def compare_decisions(
     ``unanswerable`` holds (kind, question). The decision alone: an answer can still become
     ``not_found`` later when nothing in the context supports it."""
     retriever = ws.runtime.retriever
-    contexts = [retriever.retrieve(q) for q in answerable]
-    u_contexts = [retriever.retrieve(q) for _, q in unanswerable]
+    contexts = [retriever.retrieve(q, cards=EVERY_CARD) for q in answerable]
+    u_contexts = [retriever.retrieve(q, cards=EVERY_CARD) for _, q in unanswerable]
     out: dict[str, Any] = {}
     deciders: dict[str, Decider | None] = {
         "fixed": configured_thresholds(ws.settings) if ws.settings.abstention else None,

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from fastapi.testclient import TestClient
 
 from citewall.errors import UserError
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.protocols import Embedder
 from citewall.retrieval.retriever import HybridRetriever
 from citewall_evals.answering import measure_answering
@@ -308,7 +309,7 @@ def _openings(
         if stored is None:
             continue
         if q.id not in rankings:
-            context = ws.runtime.retriever.retrieve(q.question)
+            context = ws.runtime.retriever.retrieve(q.question, cards=EVERY_CARD)
             rankings[q.id] = tuple(c.id for c in context.chunks)
         first = first_cited_card(str(stored["content"]), stored.get("sources") or [])
         out.append(Opening(q.id, rankings[q.id], first, tuple(q.gold)))

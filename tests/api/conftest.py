@@ -88,8 +88,15 @@ class ApiEnv:
         )
 
 
-def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrides: Any) -> ApiEnv:
-    """Ingest the fixture KB, build the Runtime and the app, create member/other/admin users."""
+def build_env(
+    data_dir: Path,
+    database_url: str | None,
+    embedder: Any,
+    kb_files: tuple[Path, ...] = (KB_FILE,),
+    **overrides: Any,
+) -> ApiEnv:
+    """Ingest the fixture KB (or ``kb_files``), build the Runtime and the app, create
+    member/other/admin users."""
     from citewall.api.app import create_app
     from citewall.config import load_settings
     from citewall.ingest.pipeline import ingest_paths
@@ -107,7 +114,7 @@ def build_env(data_dir: Path, database_url: str | None, embedder: Any, **overrid
     schema.migrate(settings.sqlalchemy_url)
     engine = db.make_engine(settings.sqlalchemy_url)
     report = ingest_paths(
-        [KB_FILE],
+        list(kb_files),
         settings,
         embedder=embedder,
         session_factory=db.make_session_factory(engine),

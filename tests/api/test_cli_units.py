@@ -23,7 +23,7 @@ def test_demo_users_are_created_once_and_get_fresh_working_tokens(env_sqlite: Ap
     env = env_sqlite
     first = demo_tokens(env.runtime.session_factory)
     second = demo_tokens(env.runtime.session_factory)
-    assert set(first) == {"demo-member", "demo-admin"}
+    assert set(first) == {"demo-member", "demo-enterprise", "demo-admin"}
     assert all(first[k] != second[k] for k in first)  # fresh each run
     for tokens in (first, second):
         me = env.client.get(

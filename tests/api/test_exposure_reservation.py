@@ -23,6 +23,7 @@ from citewall.boundary.prose import prose_only
 from citewall.chat.budget import ExposureGate
 from citewall.chat.turn import prepare_regeneration, prepare_turn
 from citewall.chat.turn_stream import TurnStream
+from citewall.kb.audiences import Viewer
 from citewall.runtime import Runtime
 from citewall.storage.conversations import list_messages
 from citewall.storage.models import Exposure, ExposureReservation
@@ -97,7 +98,7 @@ def regenerated(env: ApiEnv, question: str) -> tuple[Generator[str, None, None],
     """A regenerate of the member's answer to ``question``, streamed."""
     cid = env.chat("member", question).json()["conversation_id"]
     plan = prepare_regeneration(env.runtime, user_id=env.user_ids["member"], conversation_id=cid)
-    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], viewer=Viewer(), plan=plan)
     return answer_events(turn, ApiMetrics(), threading.Event()), turn
 
 
@@ -175,7 +176,7 @@ def budget_off_stream(
     plan = prepare_turn(
         runtime, user_id=env.user_ids["member"], question=INTERNAL_QUESTIONS[0], conversation_id=cid
     )
-    turn = TurnStream(runtime, user_id=env.user_ids["member"], plan=plan)
+    turn = TurnStream(runtime, user_id=env.user_ids["member"], viewer=Viewer(), plan=plan)
     return answer_events(turn, ApiMetrics(), threading.Event()), turn
 
 

@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from citewall.chat.turn import TurnResult, prepare_turn
 from citewall.chat.turn_stream import TurnStream
+from citewall.kb.audiences import Viewer
 
 from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts, client_with
 from .leakcheck import Leak, check_response
@@ -127,6 +128,8 @@ class World:
             return [None, "Which internal playbook says CWLEAK?", "x" * 2500]
         if name == "token":
             return ["not-a-jwt", "CWLEAK.e30.e30"]
+        if name == "groups":
+            return [[], ["enterprise", "partners"], ["Not A Group"]]
         if schema.get("type") == "integer":
             return [schema.get("maximum", 50)]
         raise AssertionError(f"leak test: no values for body field {name!r} ({schema})")
@@ -264,7 +267,7 @@ def stop_after_first_delta(env: ApiEnv, conversation_id: str, question: str) -> 
         question=question,
         conversation_id=conversation_id,
     )
-    stream = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    stream = TurnStream(env.runtime, user_id=env.user_ids["member"], viewer=Viewer(), plan=plan)
     first = next(item for item in stream if isinstance(item, str))
     result = stream.stop(first)
     assert result is not None

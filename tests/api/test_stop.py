@@ -25,6 +25,7 @@ from citewall.boundary.prose import prose_only
 from citewall.chat.turn import prepare_regeneration, prepare_turn
 from citewall.chat.turn_stream import TurnStream
 from citewall.citations.reconcile import reconcile
+from citewall.kb.audiences import Viewer
 from citewall.storage.conversations import list_events, list_messages
 from citewall.storage.models import Conversation, Exposure, Message
 
@@ -46,7 +47,7 @@ def stream(
         question=question,
         conversation_id=conversation_id,
     )
-    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], plan=plan)
+    turn = TurnStream(env.runtime, user_id=env.user_ids["member"], viewer=Viewer(), plan=plan)
     gone, metrics = threading.Event(), ApiMetrics()
     return answer_events(turn, metrics, gone), gone, metrics, turn
 

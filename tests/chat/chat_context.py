@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.types import ContextChunk, RetrievedContext
 
 CANARY_T = "CWLEAKT-P1PE"
@@ -15,9 +16,12 @@ class FixedRetriever:
     def __init__(self, context: RetrievedContext) -> None:
         self.context = context
         self.questions: list[str] = []
+        #: The filter each retrieval was asked with (the pipeline passes the viewer's).
+        self.filters: list[CardFilter] = []
 
-    def retrieve(self, question: str) -> RetrievedContext:
+    def retrieve(self, question: str, *, cards: CardFilter) -> RetrievedContext:
         self.questions.append(question)
+        self.filters.append(cards)
         return self.context
 
 

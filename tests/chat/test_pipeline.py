@@ -16,6 +16,7 @@ from citewall.chat.pipeline import (
 )
 from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
+from citewall.kb.audiences import CardFilter, Viewer
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
 from citewall.storage.sources import StoredSource
 
@@ -221,3 +222,29 @@ def test_without_a_kb_language_every_question_is_retrieved(embedder: Any) -> Non
         policy=AnswerPolicy(kb_language=None),
     )
     assert retriever.questions == [SPANISH] and answer.answer_status != "other_language"
+
+
+def test_retrieval_runs_with_the_viewers_filter(embedder: Any) -> None:
+    """The pipeline retrieves with ``retrievable_for(viewer)``; left out, the viewer is a
+    member in no group (the least a forgetful caller can be shown)."""
+    for viewer, expected in (
+        (Viewer.member(["enterprise"]), CardFilter(frozenset({"enterprise"}))),
+        (Viewer.staff(), CardFilter(None)),
+    ):
+        retriever = FixedRetriever(make_context())
+        answer_question(
+            VOID_QUESTION,
+            retriever=retriever,
+            generator=ExtractiveGenerator(embedder),
+            embedder=embedder,
+            viewer=viewer,
+        )
+        assert retriever.filters == [expected]
+    forgetful = FixedRetriever(make_context())
+    answer_question(
+        VOID_QUESTION,
+        retriever=forgetful,
+        generator=ExtractiveGenerator(embedder),
+        embedder=embedder,
+    )
+    assert forgetful.filters == [CardFilter(frozenset())]

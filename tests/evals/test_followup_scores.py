@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from citewall.generation.followup import RuleCondenser
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.types import ContextChunk, RetrievedContext
 from citewall_evals.retrieval.followups import FollowUp, score_followups
 
@@ -14,7 +15,9 @@ from citewall_evals.retrieval.followups import FollowUp, score_followups
 class NamingRetriever:
     """Ranks, in order, the words of the query that are card ids."""
 
-    def retrieve(self, question: str, k: int | None = None) -> RetrievedContext:
+    def retrieve(
+        self, question: str, k: int | None = None, *, cards: CardFilter
+    ) -> RetrievedContext:
         ids = [w.strip("?,.") for w in question.split() if w.startswith("card-")]
         return RetrievedContext(chunks=[ContextChunk(id=i, text=i) for i in dict.fromkeys(ids)])
 

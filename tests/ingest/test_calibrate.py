@@ -15,6 +15,7 @@ from citewall.config import load_settings
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.ingest.calibrate import card_texts
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import COVERAGE_CARDS, Thresholds, measure
 from citewall.retrieval.calibrated import CalibratedDecider, load_calibration
 from citewall.retrieval.exact_index import ExactIndex
@@ -228,7 +229,9 @@ def test_the_calibration_sees_what_the_retriever_sees(
     cards = card_texts(records)
     df, n = document_frequencies(cards)
     for probe in probes_for(cards, vocabulary(df, n), frozenset(df)):
-        a, b = (r.retrieve(probe.question, COVERAGE_CARDS) for r in (exact, chroma))
+        a, b = (
+            r.retrieve(probe.question, COVERAGE_CARDS, cards=EVERY_CARD) for r in (exact, chroma)
+        )
         assert [c.chunk_id for c in a.chunks] == [c.chunk_id for c in b.chunks], probe
         assert a.top_dense == pytest.approx(b.top_dense, abs=1e-5), probe
         sa, sb = (measure(probe.question, c, calibration.vocabulary) for c in (a, b))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.factory import build_retriever, open_vector_index
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.storage.cards import card_hashes
@@ -54,7 +55,7 @@ def test_incremental_reingest_skips_replaces_and_prunes(
     assert chroma == bm25 == set(table) == expected
 
     retriever = build_retriever(settings, embedder=embedder, reranker=None)
-    ctx = retriever.retrieve("how many days can I get a refund on an annual plan")
+    ctx = retriever.retrieve("how many days can I get a refund on an annual plan", cards=EVERY_CARD)
     (top,) = [c for c in ctx.chunks if c.id == CARDS[0]["id"]]
     assert "14 days" in top.text  # the replaced text, not the old one
     assert top.metadata["content_hash"] == table[CARDS[0]["id"]]
@@ -108,7 +109,7 @@ def test_interrupted_ingest_leaves_previous_index_usable(
     assert load_bm25(settings.bm25_dir).version == version_before
     assert _state(settings)[2] == table_before
     retriever = build_retriever(settings, embedder=embedder, reranker=None)
-    ctx = retriever.retrieve("reset my password")
+    ctx = retriever.retrieve("reset my password", cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only" and ctx.chunks[0].id == CARDS[1]["id"]
 
     # The next run finishes the job.

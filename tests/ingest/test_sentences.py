@@ -10,6 +10,7 @@ import numpy as np
 from citewall.citations.units import card_units
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.factory import build_retriever, kb_embedder, open_vector_index
 from citewall.retrieval.sentence_store import load_sentence_vectors
 from ingest.kbfixtures import CARDS, write_jsonl
@@ -69,7 +70,7 @@ def test_an_extractive_turn_embeds_only_the_question(
     bare = ExtractiveGenerator(embedder)
     for question in ("how many days can I get a refund", "how do I reset my password"):
         counting.texts.clear()
-        context = retriever.retrieve(question).chunks
+        context = retriever.retrieve(question, cards=EVERY_CARD).chunks
         answer = stored.compose(question, context)
         assert counting.texts == [question]  # retrieval's query vector, reused by the generator
         assert answer == bare.compose(question, context)  # same answer as embedding on the spot
@@ -97,7 +98,7 @@ def test_a_playbooks_reply_is_indexed_stored_and_quoted_with_only_the_question_e
     served = kb_embedder(settings, counting)
     retriever = build_retriever(settings, embedder=served, reranker=None)
     question = "my parcel came late, do I get a goodwill credit on my invoice?"
-    context = retriever.retrieve(question).chunks
+    context = retriever.retrieve(question, cards=EVERY_CARD).chunks
     assert context[0].id == "pb-late-credit" and context[0].reply == playbook["reply"]
     answer = ExtractiveGenerator(served).compose(question, context[:1])
     assert (

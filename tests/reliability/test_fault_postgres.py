@@ -22,6 +22,7 @@ from citewall.api.answer_stream import answer_events
 from citewall.api.metrics import ApiMetrics
 from citewall.chat.turn import prepare_turn
 from citewall.chat.turn_stream import TurnStream
+from citewall.kb.audiences import Viewer
 from citewall.storage import users
 from citewall.storage.models import Exposure, ExposureReservation, Message
 from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
@@ -178,7 +179,7 @@ def test_database_down_before_the_first_token_sends_no_internal_prose(
     assert internal, "the question's answer must carry internal knowledge"
     before = table_counts(rig.runtime.engine)
     plan = prepare_turn(rig.runtime, user_id=user.id, question=QUESTIONS[1], conversation_id=None)
-    turn = TurnStream(rig.runtime, user_id=user.id, plan=plan)
+    turn = TurnStream(rig.runtime, user_id=user.id, viewer=Viewer(), plan=plan)
     pg.stop("fast")
     try:
         body = "".join(answer_events(turn, ApiMetrics(), threading.Event()))

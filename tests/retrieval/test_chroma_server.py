@@ -15,6 +15,7 @@ import pytest
 from ingest.kbfixtures import CARDS, write_jsonl
 
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.factory import build_retriever
 from citewall_evals.bench.server import free_port
 
@@ -55,6 +56,6 @@ def test_ingest_and_retrieve_through_a_chroma_server(
     assert not s.chroma_dir.exists()  # nothing went to the embedded store
     retriever = build_retriever(s, embedder=embedder, reranker=None)
     assert retriever.status()["vector_store"]["count"] == len(CARDS)
-    ctx = retriever.retrieve("customs form for an international parcel")
+    ctx = retriever.retrieve("customs form for an international parcel", cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only" and ctx.chunks[0].id == "customs-forms"
     assert ctx.chunks[0].source == "https://help.example.com/customs"

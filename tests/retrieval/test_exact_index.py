@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.exact_index import ExactIndex
 from citewall.retrieval.records import ChunkRecord
 
@@ -23,7 +24,7 @@ def _index(n: int, seed: int) -> tuple[ExactIndex, np.ndarray]:
 def test_query_is_the_exact_top_k_best_first(n: int, k: int, seed: int) -> None:
     index, vectors = _index(n, seed)
     query = vectors[seed % n] * 0.5 + vectors[(seed + 1) % n] * 0.5
-    hits = index.query(query, k)
+    hits = index.query(query, k, cards=EVERY_CARD)
     scores = vectors @ query
     assert [h.rank for h in hits] == list(range(1, min(k, n) + 1))
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -47,4 +48,4 @@ def test_it_is_read_only_and_checks_its_input() -> None:
 
 def test_an_empty_index_finds_nothing() -> None:
     empty = ExactIndex([], np.zeros((0, 8), dtype=np.float32))
-    assert empty.query(np.ones(8, dtype=np.float32), 5) == []
+    assert empty.query(np.ones(8, dtype=np.float32), 5, cards=EVERY_CARD) == []

@@ -9,6 +9,7 @@ import pytest
 from ingest.kbfixtures import CARDS
 
 from citewall.errors import RetrievalError
+from citewall.kb.audiences import EVERY_CARD
 from citewall.kb.card import Card
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25
@@ -25,7 +26,7 @@ def test_full_path_with_real_cross_encoder_fills_every_stage(
     """
     s = ingested.model_copy(update={"rerank_budget_ms": 120_000})
     retriever = build_retriever(s, embedder=embedder, reranker=minilm_cross_encoder)
-    ctx = retriever.retrieve(Q, k=4)
+    ctx = retriever.retrieve(Q, k=4, cards=EVERY_CARD)
     assert ctx.hybrid_path == "full" and not ctx.rerank_over_budget, ctx.notes
     assert len(ctx.chunks) == 4 and len({c.id for c in ctx.chunks}) == 4
     assert set(ctx.timings_ms) == {"embed", "dense", "bm25", "fuse", "rerank", "total"}
@@ -47,7 +48,7 @@ def test_full_path_with_real_cross_encoder_fills_every_stage(
 
 def test_rrf_only_when_reranker_absent(ingested: Any, embedder: Any) -> None:
     retriever = build_retriever(ingested, embedder=embedder, reranker=None)
-    ctx = retriever.retrieve(Q)
+    ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only"
     assert ctx.chunks[0].id == "password-reset"
     assert ctx.chunks[0].dense_rank == 1 and ctx.chunks[0].bm25_rank == 1
@@ -59,8 +60,10 @@ def test_rrf_only_when_reranker_raises(
     ingested: Any, embedder: Any, broken_cross_encoder: Any
 ) -> None:
     retriever = build_retriever(ingested, embedder=embedder, reranker=broken_cross_encoder)
-    fused = build_retriever(ingested, embedder=embedder, reranker=None).retrieve(Q)
-    ctx = retriever.retrieve(Q)
+    fused = build_retriever(ingested, embedder=embedder, reranker=None).retrieve(
+        Q, cards=EVERY_CARD
+    )
+    ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only" and not ctx.rerank_over_budget
     assert [c.id for c in ctx.chunks] == [c.id for c in fused.chunks]
     assert all(c.rerank_logit is None and c.rerank_rank is None for c in ctx.chunks)
@@ -72,15 +75,15 @@ def test_rrf_only_when_reranker_over_budget(
 ) -> None:
     s = ingested.model_copy(update={"rerank_budget_ms": 1})
     retriever = build_retriever(s, embedder=embedder, reranker=minilm_cross_encoder)
-    fused = build_retriever(s, embedder=embedder, reranker=None).retrieve(Q)
-    ctx = retriever.retrieve(Q)
+    fused = build_retriever(s, embedder=embedder, reranker=None).retrieve(Q, cards=EVERY_CARD)
+    ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only" and ctx.rerank_over_budget
     assert ctx.timings_ms["rerank"] > 1
     assert all(c.rerank_logit is None for c in ctx.chunks)  # scores discarded
     assert [c.id for c in ctx.chunks] == [c.id for c in fused.chunks]
     assert any("over budget" in n for n in ctx.notes)
     # The measured cost now predicts an overrun: the next call skips the work up front.
-    again = retriever.retrieve(Q)
+    again = retriever.retrieve(Q, cards=EVERY_CARD)
     assert again.hybrid_path == "rrf_only" and again.rerank_over_budget
     assert again.timings_ms["rerank"] == 0.0
     assert any("reranker skipped: estimated" in n for n in again.notes)
@@ -101,7 +104,7 @@ def test_dense_only_when_bm25_missing_or_corrupt(
     with pytest.raises(LexicalIndexError, match=str(bm25)):
         load_bm25(bm25)
     retriever = build_retriever(ingested, embedder=embedder, reranker=minilm_cross_encoder)
-    ctx = retriever.retrieve(Q)
+    ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path == "dense_only"
     assert ctx.chunks[0].id == "password-reset"
     assert all(c.bm25_rank is None and c.rrf_score is None for c in ctx.chunks)
@@ -116,10 +119,10 @@ def test_reload_picks_up_a_new_bm25_artifact(ingested: Any, embedder: Any) -> No
 
     shutil.rmtree(ingested.bm25_dir)
     retriever = build_retriever(ingested, embedder=embedder, reranker=None)
-    assert retriever.retrieve(Q).hybrid_path == "dense_only"
+    assert retriever.retrieve(Q, cards=EVERY_CARD).hybrid_path == "dense_only"
     rebuild_lexical(ingested, open_vector_index(ingested).all_chunks()[0])
     # No explicit reload(): the retriever notices the new live version by itself.
-    assert retriever.retrieve(Q).hybrid_path == "rrf_only"
+    assert retriever.retrieve(Q, cards=EVERY_CARD).hybrid_path == "rrf_only"
     assert retriever.status()["lexical_index"]["chunks"] == len(CARDS)
 
 
@@ -128,7 +131,7 @@ def test_empty_kb_gives_no_path_and_no_chunks(
 ) -> None:
     # The broken reranker would say "reranker failed" if an empty KB reached it.
     retriever = build_retriever(settings, embedder=embedder, reranker=broken_cross_encoder)
-    ctx = retriever.retrieve(Q)
+    ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path is None and ctx.chunks == []
     assert ctx.notes == ["knowledge base is empty: nothing retrieved"]
     assert retriever.status()["vector_store"]["count"] == 0
@@ -139,4 +142,4 @@ def test_vector_store_failure_raises_retrieval_error(ingested: Any, embedder: An
     client = retriever.vector_index._client  # type: ignore[attr-defined]
     client.delete_collection(ingested.chroma_collection)  # the store loses its data under us
     with pytest.raises(RetrievalError, match="Chroma"):
-        retriever.retrieve(Q)
+        retriever.retrieve(Q, cards=EVERY_CARD)

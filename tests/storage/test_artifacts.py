@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.config import load_settings
 from citewall.errors import StorageError
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval import shared_artifacts
 from citewall.retrieval.factory import live_artifact
 from citewall.retrieval.lexical_index import BM25Index, load_bm25, save_bm25
@@ -38,7 +39,7 @@ def build(directory: Path, texts: dict[str, str] = TEXTS) -> str:
 
 
 def top_id(index: BM25Index, query: str) -> str:
-    return index.query(query, 1)[0].chunk_id
+    return index.query(query, 1, cards=EVERY_CARD)[0].chunk_id
 
 
 @pytest.fixture

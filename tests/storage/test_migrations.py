@@ -500,3 +500,50 @@ def test_0013_keeps_earlier_messages_whole_and_downgrades_to_0010_with_them(
             assert conn.execute(text("SELECT content FROM messages")).scalar_one() == "my words"
     finally:
         engine.dispose()
+
+
+def test_0011_gives_earlier_cards_and_users_no_audience_and_keeps_them(
+    fresh_database_url: str,
+) -> None:
+    """Cards and users from before 0011 are for every member / in no group; going back to
+    0010 keeps them (and the user's tokens)."""
+    engine = make_engine(fresh_database_url)
+    try:
+        migrate(engine, revision="0010")
+        now = "2026-12-02 10:00:00+00:00"
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, name, role, created_at) VALUES (1, 'm', 'member', :t)"
+                ),
+                {"t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO api_tokens (user_id, token_hash, prefix, created_at)"
+                    " VALUES (1, :h, 'cw_abcde', :t)"
+                ),
+                {"h": "0" * 64, "t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO cards (id, title, body, metadata, content_hash, ingest_version,"
+                    " is_external, created_at, updated_at)"
+                    " VALUES ('k', 'K', 'b', '{}', 'h', 1, false, :t, :t)"
+                ),
+                {"t": now},
+            )
+        migrate(engine)
+        with make_session_factory(engine)() as session:
+            assert get_card(session, "k").audiences == []  # type: ignore[union-attr]
+            groups = session.execute(text("SELECT groups FROM users")).scalar()
+            assert groups in ([], "[]")
+        downgrade(engine, "0010")
+        with engine.connect() as conn:
+            counts = [
+                conn.execute(text(f"SELECT count(*) FROM {t}")).scalar()
+                for t in ("users", "api_tokens", "cards")
+            ]
+        assert counts == [1, 1, 1]
+    finally:
+        engine.dispose()

@@ -22,6 +22,7 @@ import { AdminEvents } from "./admin/AdminEvents";
 import { AdminAudit } from "./admin/AdminAudit";
 import { AdminExposure } from "./admin/AdminExposure";
 import { AdminMemberExposure } from "./admin/AdminMemberExposure";
+import { AdminPreview } from "./admin/AdminPreview";
 import { AdminGaps } from "./admin/AdminGaps";
 import { AdminHandoffs } from "./admin/AdminHandoffs";
 import { AdminResolution } from "./admin/AdminResolution";
@@ -224,5 +225,7 @@ function Page(props: {
       return <AdminMemberExposure client={client} userId={route.userId} />;
     case "admin-audit":
       return <AdminAudit client={client} />;
+    case "admin-preview":
+      return <AdminPreview client={client} />;
   }
 }

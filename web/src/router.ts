@@ -18,6 +18,7 @@ export type Route =
   | { name: "admin-exposure" }
   | { name: "admin-member-exposure"; userId: string }
   | { name: "admin-audit" }
+  | { name: "admin-preview" }
   | { name: "not-found" };
 
 /** Map a pathname to a route. */
@@ -42,6 +43,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "handoffs") return { name: "admin-handoffs" };
     if (parts.length === 2 && parts[1] === "resolution") return { name: "admin-resolution" };
     if (parts.length === 2 && parts[1] === "audit") return { name: "admin-audit" };
+    if (parts.length === 2 && parts[1] === "preview") return { name: "admin-preview" };
     if (parts[1] === "exposure") {
       if (parts.length === 2) return { name: "admin-exposure" };
       if (parts.length === 3 && parts[2])

@@ -77,6 +77,7 @@ def admin_card(row: CardRow) -> AdminCard:
         external=row.is_external,
         body=row.body,
         reply=row.reply,
+        audiences=list(row.audiences or []),
         metadata=dict(row.meta or {}),
         extra={
             "content_hash": row.content_hash,

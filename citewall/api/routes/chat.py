@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from citewall.api.answer_stream import answer_stream, public_reply, record_turn
-from citewall.api.deps import CurrentUser, RuntimeDep
+from citewall.api.deps import CurrentUser, CurrentViewer, RuntimeDep
 from citewall.api.json_body import StrictJsonRoute
 from citewall.api.limits import check_message_length
 from citewall.api.metrics import ApiMetrics
@@ -33,13 +33,23 @@ router = APIRouter(
 
 
 @router.post("/chat", response_model=ChatResponsePublic, summary="Ask a question")
-def chat(body: ChatRequest, user: CurrentUser, runtime: RuntimeDep, request: Request) -> Any:
+def chat(
+    body: ChatRequest,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    runtime: RuntimeDep,
+    request: Request,
+) -> Any:
     """Answer ``message`` in a new or existing conversation and store the turn."""
     check_message_length(body.message, runtime.settings.max_message_chars)
     metrics: ApiMetrics = request.app.state.metrics
     try:
         result = run_turn(
-            runtime, user_id=user.id, question=body.message, conversation_id=body.conversation_id
+            runtime,
+            user_id=user.id,
+            viewer=viewer,
+            question=body.message,
+            conversation_id=body.conversation_id,
         )
     except CitewallError as exc:
         metrics.record_error(exc)
@@ -61,7 +71,11 @@ STREAM_RESPONSE: dict[int | str, dict[str, Any]] = {
     responses=STREAM_RESPONSE,
 )
 def chat_stream(
-    body: ChatRequest, user: CurrentUser, runtime: RuntimeDep, request: Request
+    body: ChatRequest,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    runtime: RuntimeDep,
+    request: Request,
 ) -> StreamingResponse:
     """SSE: ``meta`` {conversation_id}, ``token`` {delta}..., then ``final`` or ``error``.
 
@@ -75,7 +89,7 @@ def chat_stream(
         runtime, user_id=user.id, question=body.message, conversation_id=body.conversation_id
     )
     metrics: ApiMetrics = request.app.state.metrics
-    return answer_stream(TurnStream(runtime, user_id=user.id, plan=plan), metrics)
+    return answer_stream(TurnStream(runtime, user_id=user.id, viewer=viewer, plan=plan), metrics)
 
 
 @router.post(
@@ -85,7 +99,11 @@ def chat_stream(
     responses=STREAM_RESPONSE,
 )
 def regenerate(
-    conversation_id: str, user: CurrentUser, runtime: RuntimeDep, request: Request
+    conversation_id: str,
+    user: CurrentUser,
+    viewer: CurrentViewer,
+    runtime: RuntimeDep,
+    request: Request,
 ) -> StreamingResponse:
     """The same SSE stream as ``POST /api/v1/chat/stream``, answering the conversation's last
     question again. A new answer is stored (its ``regenerated_from`` is the answer it replaces,
@@ -94,4 +112,4 @@ def regenerate(
     """
     plan = prepare_regeneration(runtime, user_id=user.id, conversation_id=conversation_id)
     metrics: ApiMetrics = request.app.state.metrics
-    return answer_stream(TurnStream(runtime, user_id=user.id, plan=plan), metrics)
+    return answer_stream(TurnStream(runtime, user_id=user.id, viewer=viewer, plan=plan), metrics)

@@ -3,12 +3,13 @@ only), rename, and delete (hidden from the member, kept for admins and analytics
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
 
-from citewall.api.deps import CurrentUser, SessionDep
+from citewall.api.deps import CurrentUser, CurrentViewer, SessionDep
 from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
@@ -19,9 +20,11 @@ from citewall.api.schemas import (
     FeedbackPublic,
     MessagePublic,
 )
+from citewall.boundary.audience import still_allowed
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
-from citewall.storage import conversations, feedback
+from citewall.kb.audiences import CardFilter, Viewer, retrievable_for
+from citewall.storage import cards, conversations, feedback
 from citewall.storage.models import AnswerStatus, Feedback, Message
 from citewall.storage.sources import readable_sources
 
@@ -49,8 +52,15 @@ def public_feedback(row: Feedback) -> FeedbackPublic:
     )
 
 
-def public_message(message: Message, rating: Feedback | None = None) -> MessagePublic:
-    """A stored message as a member sees it: markers stripped, external sources only, with
+def public_message(
+    message: Message,
+    rating: Feedback | None = None,
+    *,
+    allowed: CardFilter,
+    current: Mapping[str, Sequence[str]],
+) -> MessagePublic:
+    """A stored message as a member sees it: markers stripped, external sources only and of
+    the cards ``allowed`` still lets them see (``current``: the catalogue's audiences now), with
     the member's own rating of it."""
     assistant = message.role == "assistant"
     return MessagePublic(
@@ -61,7 +71,8 @@ def public_message(message: Message, rating: Feedback | None = None) -> MessageP
         # Serve boundary (decision 0002): history reload is a member path too.
         sources=(
             external_sources_only(
-                readable_sources(message.sources), hybrid_path=message.hybrid_path
+                still_allowed(readable_sources(message.sources), cards=allowed, current=current),
+                hybrid_path=message.hybrid_path,
             )
             if assistant
             else []
@@ -100,23 +111,46 @@ def list_own_conversations(
 
 
 @router.get("/conversations/{conversation_id}", response_model=ConversationPublic)
-def get_own_conversation(conversation_id: str, session: SessionDep, user: CurrentUser) -> Any:
-    """Reload a conversation. Another member's, a deleted or an unknown id answers 404."""
-    return member_conversation(session, conversation_id, user.id)
+def get_own_conversation(
+    conversation_id: str, session: SessionDep, user: CurrentUser, viewer: CurrentViewer
+) -> Any:
+    """Reload a conversation. Another member's, a deleted or an unknown id answers 404. A
+    source whose card is outside the member's audiences today is not served."""
+    return member_conversation(session, conversation_id, user.id, viewer)
 
 
-def member_conversation(session: Session, conversation_id: str, user_id: int) -> ConversationPublic:
-    """One of ``user_id``'s shown conversations as they see it (the reload, the export)."""
+def member_conversation(
+    session: Session, conversation_id: str, user_id: int, viewer: Viewer
+) -> ConversationPublic:
+    """One of ``user_id``'s shown conversations as they see it (the reload, the export): a
+    source whose card is outside ``viewer``'s audiences today is not served."""
     conversation = conversations.get_conversation(session, conversation_id, user_id)
     messages = conversations.list_messages(session, conversation.id)
     ratings = feedback.feedback_of(
         session, (str(m.id) for m in messages if m.role == "assistant"), user_id
     )
+    allowed = retrievable_for(viewer)
+    current = (
+        {}
+        if allowed.everything
+        else cards.card_audiences(
+            session,
+            (
+                s.card_id
+                for m in messages
+                if m.role == "assistant"
+                for s in readable_sources(m.sources)
+            ),
+        )
+    )
     return ConversationPublic(
         id=str(conversation.id),
         title=conversation.title,
         created_at=conversation.created_at,
-        messages=[public_message(m, ratings.get(str(m.id))) for m in messages],
+        messages=[
+            public_message(m, ratings.get(str(m.id)), allowed=allowed, current=current)
+            for m in messages
+        ],
     )
 
 

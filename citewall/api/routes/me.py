@@ -7,7 +7,13 @@ from typing import Any
 from fastapi import APIRouter
 
 from citewall.api.audit import AuditTrail
-from citewall.api.deps import BearerCredentials, CallerDep, RuntimeDep, SessionDep
+from citewall.api.deps import (
+    BearerCredentials,
+    CallerDep,
+    CurrentViewer,
+    RuntimeDep,
+    SessionDep,
+)
 from citewall.api.privacy_schemas import MemberExport
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.routes.conversations import member_conversation
@@ -47,7 +53,13 @@ _EXPORT_PAGE = 200
 
 
 @router.get("/me/export", response_model=MemberExport)
-def export(caller: CallerDep, session: SessionDep, runtime: RuntimeDep, trail: AuditTrail) -> Any:
+def export(
+    caller: CallerDep,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    trail: AuditTrail,
+    viewer: CurrentViewer,
+) -> Any:
     """All of your conversations as JSON, as the conversation views show them (your questions,
     the answers' prose, their public sources and your ratings). Written to the audit log."""
     user = caller.user
@@ -55,7 +67,7 @@ def export(caller: CallerDep, session: SessionDep, runtime: RuntimeDep, trail: A
     offset = 0
     while True:
         page = conversations.list_conversations(session, user.id, limit=_EXPORT_PAGE, offset=offset)
-        found.extend(member_conversation(session, str(s.id), user.id) for s in page)
+        found.extend(member_conversation(session, str(s.id), user.id, viewer) for s in page)
         if len(page) < _EXPORT_PAGE:
             break
         offset += _EXPORT_PAGE

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from citewall.api.deps import AdminUser, CurrentUser, RuntimeDep
+from citewall.api.deps import AdminUser, CurrentUser, CurrentViewer, RuntimeDep
 from citewall.api.json_body import StrictJsonRoute
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import (
@@ -22,6 +22,7 @@ from citewall.api.schemas import (
     SearchResultPublic,
 )
 from citewall.boundary.external import external_sources_only
+from citewall.kb.audiences import EVERY_CARD, retrievable_for
 from citewall.retrieval.types import ContextChunk
 from citewall.storage.sources import StoredSource
 
@@ -51,10 +52,15 @@ def _as_source(n: int, chunk: ContextChunk) -> StoredSource:
 
 
 @router.post("/search", response_model=SearchResponsePublic)
-def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
-    """External (public) cards matching ``query``, best first, at most ``limit``."""
+def search(
+    body: SearchRequest, user: CurrentUser, viewer: CurrentViewer, runtime: RuntimeDep
+) -> Any:
+    """External (public) cards matching ``query`` that the caller's audiences allow, best
+    first, at most ``limit``."""
     # Over-fetch: internal cards are dropped below, and the member still deserves ``limit``.
-    context = runtime.retriever.retrieve(body.query, k=min(MAX_FETCH, body.limit * 3))
+    context = runtime.retriever.retrieve(
+        body.query, k=min(MAX_FETCH, body.limit * 3), cards=retrievable_for(viewer)
+    )
     # Serve boundary (decision 0002): same helper as chat and history.
     public = external_sources_only(
         (_as_source(i, c) for i, c in enumerate(context.chunks, 1)), hybrid_path=context.hybrid_path
@@ -78,7 +84,7 @@ def search(body: SearchRequest, user: CurrentUser, runtime: RuntimeDep) -> Any:
 )
 def admin_search(body: SearchRequest, user: AdminUser, runtime: RuntimeDep) -> Any:
     """Every matching card (internal included) with full metadata and per-stage scores."""
-    context = runtime.retriever.retrieve(body.query, k=body.limit)
+    context = runtime.retriever.retrieve(body.query, k=body.limit, cards=EVERY_CARD)
     return AdminSearchResponse(
         results=[
             AdminSearchHit(

@@ -8,6 +8,7 @@ keys is in the serve boundary's metadata allowlist: a member never sees them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ class StoredPage:
     validators: Validators
     #: ``extract.content_digest`` of the stored title and body (duplicates of a 304 page).
     digest: str
+    #: The stored card's audiences (``--audience``).
+    audiences: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +85,26 @@ def previous_from_rows(site: Site, rows: Iterable[CardRow]) -> PreviousCrawl:
             etag=_text(meta.get(META_ETAG)), last_modified=_text(meta.get(META_LAST_MODIFIED))
         )
         pages[requested or row.url] = StoredPage(
-            row.id, row.url, validators, content_digest(row.title, row.body)
+            row.id,
+            row.url,
+            validators,
+            content_digest(row.title, row.body),
+            tuple(sorted(row.audiences or ())),
         )
     return PreviousCrawl(pages, frozenset(foreign))
+
+
+def for_audiences(previous: PreviousCrawl, audiences: tuple[str, ...]) -> PreviousCrawl:
+    """``previous`` without the conditional-GET validators of pages stored for other audiences
+    than this run's: a page that has not changed is fetched whole and written again, so a new
+    ``--audience`` reaches every page of the site, unchanged ones included."""
+    pages = {
+        url: page
+        if page.audiences == audiences
+        else dataclasses.replace(page, validators=Validators(etag=None, last_modified=None))
+        for url, page in previous.pages.items()
+    }
+    return PreviousCrawl(pages, previous.foreign_ids)
 
 
 def read_previous(

@@ -18,9 +18,10 @@ from typing import Any
 from citewall.config import Settings
 from citewall.ingest.crawl.canonical import Site
 from citewall.ingest.crawl.ids import site_prefix
-from citewall.ingest.crawl.previous import PreviousCrawl, read_previous
+from citewall.ingest.crawl.previous import PreviousCrawl, for_audiences, read_previous
 from citewall.ingest.crawl.site import CrawlResult, Refusal, crawl_sites, plan_sites
 from citewall.ingest.pipeline import IngestReport, ingest_cards
+from citewall.kb.audiences import audience_names
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.storage.schema import open_database
@@ -69,6 +70,7 @@ def ingest_sites(
     settings: Settings,
     *,
     license: str | None = None,
+    audiences: Sequence[str] = (),
     prune: bool = False,
     progress: bool = True,
     embedder: Embedder | None = None,
@@ -86,8 +88,19 @@ def ingest_sites(
     plan = plan_sites(entries)
     if session_factory is None:
         session_factory = open_database(settings.sqlalchemy_url).sessions
-    previous = read_previous(plan, session_factory)
-    crawl = crawl_sites(entries, settings, license=license, previous=previous, progress=progress)
+    groups = audience_names(list(audiences))
+    previous = {
+        site: for_audiences(crawl, groups)
+        for site, crawl in read_previous(plan, session_factory).items()
+    }
+    crawl = crawl_sites(
+        entries,
+        settings,
+        license=license,
+        previous=previous,
+        progress=progress,
+        audiences=groups,
+    )
     if hold is not None and (reason := hold(crawl, previous)) is not None:
         return SiteIngestReport(crawl, IngestReport(), [reason], time.perf_counter() - t0, reason)
     notes: list[str] = []

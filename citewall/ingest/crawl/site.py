@@ -240,6 +240,7 @@ def crawl_sites(
     license: str | None,
     previous: Mapping[Site, PreviousCrawl],
     progress: bool = True,
+    audiences: tuple[str, ...] = (),
 ) -> CrawlResult:
     """Crawl every site the ``entries`` name (module docstring); nothing is written here."""
     t_start = time.perf_counter()
@@ -281,7 +282,7 @@ def crawl_sites(
             for future in as_completed(futures):
                 futures[future].outcomes.append(future.result())
                 bar.update(1)
-    sites = [_assemble(run, license) for run in runs]
+    sites = [_assemble(run, license, audiences) for run in runs]
     timings.wall_s = time.perf_counter() - t_start
     return CrawlResult(sites, timings)
 
@@ -309,7 +310,7 @@ def _winner(members: list[_Fresh]) -> _Fresh:
     )
 
 
-def _assemble(run: _SiteRun, license: str | None) -> SiteCrawl:
+def _assemble(run: _SiteRun, license: str | None, audiences: tuple[str, ...]) -> SiteCrawl:
     """The cards, kept ids, duplicates and refusals of one site's outcomes."""
     listed = len(set(run.walk.pages) | run.entry_pages)
     result = SiteCrawl(run.site, prune_blocked=run.prune_blocked, listed=listed)
@@ -346,6 +347,7 @@ def _assemble(run: _SiteRun, license: str | None) -> SiteCrawl:
                 body=best.page.body,
                 url=best.fetched.url,
                 license=license,
+                audiences=audiences,
                 metadata=crawl_metadata(run.site, best.requested, best.fetched.validators),
             )
         except ValidationError as exc:

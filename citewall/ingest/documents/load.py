@@ -160,6 +160,7 @@ def _card(document: Document, part: AnchoredSection, card_id: str) -> Card:
         url=side.url if side else None,
         license=side.license if side else None,
         reply=section.reply,
+        audiences=side.audiences if side else (),
         metadata={**(side.metadata if side else {}), **derived},
     )
 

@@ -3,7 +3,8 @@
 A document is internal: nothing inside a PDF, a Word file or an HTML export (not even a
 canonical link) can make it external. Only a sidecar can, with a ``url`` that passes
 ``url_problem``; a bad one refuses the document (file, line and field) rather than leaving it
-silently internal. Fields: ``url``, ``license``, ``title`` (instead of the document's own) and
+silently internal. Fields: ``url``, ``license``, ``title`` (instead of the document's own),
+``audiences`` (the groups every card of the document is for, ``kb.audiences``) and
 ``metadata`` (free internal fields, merged into every card of the document).
 """
 
@@ -16,11 +17,12 @@ from typing import Any
 import yaml
 
 from citewall.errors import IngestError
+from citewall.kb.audiences import audience_names
 from citewall.kb.card import RESERVED_METADATA_KEYS
 from citewall.kb.urls import url_problem
 
 SIDECAR_SUFFIX = ".yaml"
-SIDECAR_FIELDS = ("url", "license", "title", "metadata")
+SIDECAR_FIELDS = ("url", "license", "title", "audiences", "metadata")
 #: Metadata keys citewall sets on every document card from the document itself.
 DOCUMENT_METADATA_KEYS = frozenset({"path", "format", "section", "pages"})
 
@@ -33,6 +35,7 @@ class Sidecar:
     url: str | None = None
     license: str | None = None
     title: str | None = None
+    audiences: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
 
@@ -118,9 +121,16 @@ def read_sidecar(document: Path) -> Sidecar | None:
             line=lines.get("metadata"),
             field=f"metadata.{taken[0]}",
         )
+    try:
+        audiences = audience_names(raw.get("audiences") or [])
+    except ValueError as exc:
+        raise IngestError(
+            str(exc), path=path, line=lines.get("audiences"), field="audiences"
+        ) from None
     return Sidecar(
         path=path,
         url=url,
+        audiences=audiences,
         license=_optional_text(raw, "license", path, lines),
         title=_optional_text(raw, "title", path, lines),
         metadata=metadata,

@@ -25,6 +25,7 @@ from citewall.config import Settings, load_settings
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import ingest_paths
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.embedder import SentenceTransformerEmbedder, load_embedder
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.onnx_models import OnnxCrossEncoder, OnnxEmbedder
@@ -146,8 +147,8 @@ def _per_s(n: int, ms: float) -> float:
 
 def candidates(retriever: HybridRetriever, question: str, n: int = 20) -> list[str]:
     """The indexed texts of ``question``'s fused top ``n``, from the retriever's own stages."""
-    dense = retriever.dense(retriever.embed(question))
-    bm25, _ = retriever.lexical_hits(question)
+    dense = retriever.dense(retriever.embed(question), cards=EVERY_CARD)
+    bm25, _ = retriever.lexical_hits(question, cards=EVERY_CARD)
     top = [cid for cid, _ in retriever.fuse(dense, bm25)][:n]
     records = retriever.read(top)
     return [index_text(records[cid]) for cid in top if cid in records]

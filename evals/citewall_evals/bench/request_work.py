@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 
 from citewall.api.app import create_app
 from citewall.config import Settings
+from citewall.kb.audiences import CardFilter
 from citewall.retrieval.protocols import VectorIndex
 from citewall.retrieval.records import ChunkRecord, Hit, Vector
 from citewall.retrieval.retriever import HybridRetriever
@@ -56,9 +57,9 @@ class CountingVectorIndex:
         self.calls["delete"] += 1
         self.inner.delete(chunk_ids)
 
-    def query(self, embedding: Vector, k: int) -> list[Hit]:
+    def query(self, embedding: Vector, k: int, *, cards: CardFilter) -> list[Hit]:
         self.calls["query"] += 1
-        return self.inner.query(embedding, k)
+        return self.inner.query(embedding, k, cards=cards)
 
     def get(self, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         self.calls["get"] += 1

@@ -21,6 +21,7 @@ import numpy as np
 from citewall.config import Settings
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import ingest_cards
+from citewall.kb.audiences import EVERY_CARD
 from citewall.kb.card import Card
 from citewall.retrieval.lexical_index import load_bm25, save_bm25
 from citewall.retrieval.protocols import Embedder, LexicalIndex, Reranker
@@ -91,9 +92,9 @@ def latency_at(
             )
             timings: dict[str, list[float]] = {k: [] for k in STAGES}
             qs = list(questions) * rounds if mode == "rrf_only" else list(questions)[:20]
-            retriever.retrieve(qs[0])  # warm caches
+            retriever.retrieve(qs[0], cards=EVERY_CARD)  # warm caches
             for q in qs:
-                ctx = retriever.retrieve(q)
+                ctx = retriever.retrieve(q, cards=EVERY_CARD)
                 assert ctx.hybrid_path == mode, (ctx.hybrid_path, ctx.notes)
                 for k in STAGES:
                     timings[k].append(ctx.timings_ms.get(k, 0.0))

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import Signals, Thresholds, measure
 from citewall.retrieval.calibration import auc
 from citewall.retrieval.protocols import Retriever
@@ -52,7 +53,7 @@ def load_unanswerable(split: str, dataset: Dataset = DEMO) -> list[Unanswerable]
 
 def signals_of(retriever: Retriever, questions: Sequence[str]) -> list[Signals]:
     """The answerability signals of each question, by the production retriever."""
-    return [measure(q, retriever.retrieve(q)) for q in questions]
+    return [measure(q, retriever.retrieve(q, cards=EVERY_CARD)) for q in questions]
 
 
 @dataclass(frozen=True, slots=True)

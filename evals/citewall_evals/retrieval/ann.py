@@ -8,6 +8,7 @@ from statistics import fmean
 import numpy as np
 import numpy.typing as npt
 
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.protocols import VectorIndex
 from citewall.retrieval.records import Vector
 from citewall_evals.retrieval.metrics import CUTOFF
@@ -29,6 +30,6 @@ def ann_recall(
     overlaps = []
     for vec in queries:
         exact = set(ids[np.argsort(-(matrix @ vec), kind="stable")[:depth]].tolist())
-        approx = {h.chunk_id for h in index.query(vec, k)}
+        approx = {h.chunk_id for h in index.query(vec, k, cards=EVERY_CARD)}
         overlaps.append(len(exact & approx) / depth)
     return fmean(overlaps)

@@ -21,6 +21,7 @@ from typing import Any
 
 from citewall.generation.followup import Condensed, Condenser, RuleCondenser
 from citewall.generation.protocols import Turn
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.protocols import Retriever
 from citewall_evals.data import DEMO, Dataset, read_jsonl
 from citewall_evals.retrieval.metrics import CUTOFF, ndcg_at_k, recall_at_k
@@ -118,7 +119,9 @@ def _score(retriever: Retriever, pairs: Sequence[tuple[str, Sequence[str]]]) -> 
     """Mean nDCG@10 and recall@5 of each query's ranking against its gold cards."""
     if not pairs:
         return Score(0.0, 0.0)
-    rankings = [[c.id for c in retriever.retrieve(q, k=CUTOFF).chunks] for q, _ in pairs]
+    rankings = [
+        [c.id for c in retriever.retrieve(q, k=CUTOFF, cards=EVERY_CARD).chunks] for q, _ in pairs
+    ]
     return Score(
         mean(ndcg_at_k(r, g) for r, (_, g) in zip(rankings, pairs, strict=True)),
         mean(recall_at_k(r, g, RECALL_K) for r, (_, g) in zip(rankings, pairs, strict=True)),

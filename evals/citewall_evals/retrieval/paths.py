@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewall.errors import UserError
+from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.dedupe import best_per_parent
 from citewall.retrieval.fusion import rrf
 from citewall.retrieval.protocols import Reranker
@@ -56,8 +57,10 @@ def stage_runs(
     recorded (``lexical_problem``) and BM25 ranks nothing, as in the served ``dense_only``."""
     runs = StageRuns()
     for q in questions:
-        runs.dense.append([h.chunk_id for h in retriever.dense(retriever.embed(q.question))])
-        hits, problem = retriever.lexical_hits(q.question)
+        runs.dense.append(
+            [h.chunk_id for h in retriever.dense(retriever.embed(q.question), cards=EVERY_CARD)]
+        )
+        hits, problem = retriever.lexical_hits(q.question, cards=EVERY_CARD)
         if problem and lexical_required:
             raise UserError(f"cannot evaluate BM25: {problem}")
         runs.lexical_problem = runs.lexical_problem or problem
@@ -109,7 +112,7 @@ def served_rankings(
     retriever: HybridRetriever, questions: Sequence[Question]
 ) -> tuple[list[list[str]], str]:
     """Card rankings from ``retrieve`` itself, and the hybrid paths that ran (joined by '/')."""
-    contexts = [retriever.retrieve(q.question, k=CUTOFF) for q in questions]
+    contexts = [retriever.retrieve(q.question, k=CUTOFF, cards=EVERY_CARD) for q in questions]
     paths = "/".join(sorted({str(c.hybrid_path) for c in contexts}))
     return [[c.id for c in ctx.chunks] for ctx in contexts], paths
 

@@ -8,6 +8,8 @@
 import { SseParser } from "./sse";
 import type {
   AbstentionPublic,
+  AdminPreviewRequest,
+  AdminPreviewResponse,
   AdminConversation,
   AdminConversationSummary,
   AdminHandoffPage,
@@ -415,6 +417,14 @@ export class ApiClient {
   /** The abstention thresholds in use and the calibration fitted on the KB at ingest. */
   abstention(): Promise<AbstentionPublic> {
     return this.request<AbstentionPublic>("/admin/abstention");
+  }
+
+  /** What a member of `body.groups` would be answered (the member path; nothing stored). */
+  adminPreview(body: AdminPreviewRequest): Promise<AdminPreviewResponse> {
+    return this.request<AdminPreviewResponse>("/admin/preview", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
   }
 
   knowledgeGaps(filter: KnowledgeGapFilter): Promise<KnowledgeGapReport> {

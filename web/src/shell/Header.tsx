@@ -115,6 +115,11 @@ function AdminNav(props: { route: Route }): ReactNode {
           Audit log
         </NavLink>
       </li>
+      <li>
+        <NavLink to="/admin/preview" current={r === "admin-preview"}>
+          Answer as a member
+        </NavLink>
+      </li>
     </>
   );
 }

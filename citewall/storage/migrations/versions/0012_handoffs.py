@@ -1,7 +1,7 @@
 """Handoffs to a person: the outbox of requests delivered to the helpdesk, and their attempts.
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 Create Date: 2026-12-02
 
 ``handoffs`` holds one row per member request, committed before any delivery is tried, with
@@ -18,7 +18,7 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
 revision: str = "0012"
-down_revision: str | None = "0010"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
