@@ -105,7 +105,8 @@ export interface paths {
     };
     /**
      * Get Own Conversation
-     * @description Reload a conversation. Another member's, a deleted or an unknown id answers 404.
+     * @description Reload a conversation. Another member's, a deleted or an unknown id answers 404. A
+     *     source whose card is outside the member's audiences today is not served.
      */
     get: operations["get_own_conversation_api_v1_conversations__conversation_id__get"];
     put?: never;
@@ -225,7 +226,8 @@ export interface paths {
     put?: never;
     /**
      * Search
-     * @description External (public) cards matching ``query``, best first, at most ``limit``.
+     * @description External (public) cards matching ``query`` that the caller's audiences allow, best
+     *     first, at most ``limit``.
      */
     post: operations["search_api_v1_search_post"];
     delete?: never;
@@ -593,6 +595,26 @@ export interface paths {
     get: operations["member_exposure_api_v1_admin_analytics_exposure__user_id__get"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Answer as a member
+     * @description What a member of ``groups`` would be answered, exactly as they would see it.
+     */
+    post: operations["preview_api_v1_admin_preview_post"];
     delete?: never;
     options?: never;
     head?: never;
@@ -984,6 +1006,8 @@ export interface components {
       body?: string | null;
       /** Reply */
       reply?: string | null;
+      /** Audiences */
+      audiences?: string[];
       /** Metadata */
       metadata?: {
         [key: string]: unknown;
@@ -1182,6 +1206,41 @@ export interface components {
        * Format: date-time
        */
       created_at: string;
+    };
+    /**
+     * AdminPreviewRequest
+     * @description "Answer as a member of these groups": the member path, run for an admin, storing nothing.
+     */
+    AdminPreviewRequest: {
+      /**
+       * Message
+       * @description The question (length limit: settings).
+       */
+      message: string;
+      /**
+       * Groups
+       * @description The groups of the member to answer as (none: a member in no group).
+       */
+      groups?: string[];
+    };
+    /**
+     * AdminPreviewResponse
+     * @description What a member of ``groups`` would receive: prose only, external sources only.
+     */
+    AdminPreviewResponse: {
+      /** Groups */
+      groups: string[];
+      /** Answer */
+      answer: string;
+      /**
+       * Answer Status
+       * @enum {string}
+       */
+      answer_status: "answered" | "not_found" | "stopped" | "other_language";
+      /** Sources */
+      sources: components["schemas"]["SourcePublic"][];
+      /** Hybrid Path */
+      hybrid_path: ("full" | "rrf_only" | "dense_only") | null;
     };
     /** AdminSearchHit */
     AdminSearchHit: {
@@ -2343,6 +2402,8 @@ export type AdminFeedback = components["schemas"]["AdminFeedback"];
 export type AdminHandoff = components["schemas"]["AdminHandoff"];
 export type AdminHandoffPage = components["schemas"]["AdminHandoffPage"];
 export type AdminMessage = components["schemas"]["AdminMessage"];
+export type AdminPreviewRequest = components["schemas"]["AdminPreviewRequest"];
+export type AdminPreviewResponse = components["schemas"]["AdminPreviewResponse"];
 export type AdminSearchHit = components["schemas"]["AdminSearchHit"];
 export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
 export type AuditEntryPublic = components["schemas"]["AuditEntryPublic"];
@@ -4685,6 +4746,102 @@ export interface operations {
       };
       /** @description Over the per-member rate limit; see Retry-After. */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  preview_api_v1_admin_preview_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AdminPreviewRequest"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AdminPreviewResponse"];
+        };
+      };
+      /** @description The request body could not be parsed (e.g. not JSON). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The message or request body is over its limit. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The answer generator failed; nothing was saved. */
+      502: {
         headers: {
           [name: string]: unknown;
         };
