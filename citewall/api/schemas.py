@@ -165,7 +165,8 @@ class ChatResponsePublic(_Public):
     #: ``answered``: from the knowledge base, with its sources; ``not_found``: one honest
     #: sentence saying the knowledge base does not answer it (no sources, no KB text);
     #: ``other_language``: one sentence, in the question's language where possible, saying which
-    #: language the assistant answers in (nothing retrieved); ``stopped``: stopped mid-answer.
+    #: language the assistant answers in (nothing retrieved); ``small_talk``: a short reply to a
+    #: greeting or thanks (nothing retrieved, no sources); ``stopped``: stopped mid-answer.
     answer_status: AnswerStatus
     sources: list[SourcePublic]
     hybrid_path: HybridPath | None

@@ -1,9 +1,10 @@
 """The answer pipeline: condense -> retrieve -> judge answerability -> generate -> verbatim
 cap -> reconcile -> (attribute) -> enrich -> sources -> exposure.
 
-Small talk ("hi", "thanks") gets a friendly reply without retrieval; so does a question written
-in another language than the knowledge base's: one sentence saying which language the assistant
-answers in (``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
+Small talk ("hi", "thanks") gets a friendly reply without retrieval
+(``answer_status="small_talk"``); so does a question written in another language than the
+knowledge base's: one sentence saying which language the assistant answers in
+(``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
 with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
 citation, even after attribution), gets one honest sentence instead, with no sources and
@@ -223,7 +224,7 @@ def stream_answer(
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     # Small talk, and a question in another language than the KB's, are answered unretrieved.
-    status: AnswerStatus = "not_found"
+    status: AnswerStatus = "small_talk"
     reply = smalltalk_reply(question)
     if reply is None and policy.kb_language is not None:
         reply = other_language_reply(question, policy.kb_language)

@@ -2,7 +2,8 @@
 
 A message is small talk only when ALL of its words are small-talk words ("hi", "thanks a lot",
 "ok bye"), so "hi, how do refunds work?" is a question. Nothing is retrieved for small talk and
-the answer's status is ``not_found``: nothing was answered from the knowledge base.
+the answer's status is ``small_talk``: it is recorded as what it is, neither an answer from the
+knowledge base nor a "not found".
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ GREETING_REPLY = (
 THANKS_REPLY = "You're welcome! Ask me anything else the knowledge base might cover."
 BYE_REPLY = "Goodbye! Come back any time you have a question."
 ACK_REPLY = "Is there anything else I can look up in the knowledge base for you?"
-#: Every small-talk reply: how a stored answer is told to be small talk (the admin headline).
+#: Every small-talk reply: how a stored answer from before the ``small_talk`` status (a
+#: ``not_found`` one) is told to be small talk (the admin headline).
 SMALL_TALK_REPLIES = frozenset({GREETING_REPLY, THANKS_REPLY, BYE_REPLY, ACK_REPLY})
 
 

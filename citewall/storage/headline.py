@@ -2,10 +2,11 @@
 "not found", and answers the member rated "Not helpful". Counts come from SQL; rates are the
 counts divided in Python (``rate``), so both databases give the same figures.
 
-Small talk ("hi", "thanks") asks nothing: its replies are stored as ``not_found`` answers (it is
-not answered from the knowledge base), but the headline counts it apart (``small_talk``) and
-leaves it out of the questions, the answers and the "not found" count. A small-talk answer is
-told by its text: one of the replies the caller passes (``chat.smalltalk.SMALL_TALK_REPLIES``).
+Small talk ("hi", "thanks") asks nothing: its replies are stored with the ``small_talk`` status,
+and the headline counts them apart (``small_talk``), out of the questions, the answers and the
+"not found" count. Replies stored before that status existed are ``not_found`` answers; those
+are told by their text, one of the replies the caller passes
+(``chat.smalltalk.SMALL_TALK_REPLIES``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -55,8 +56,9 @@ def headline(
     until: datetime | None = None,
     small_talk_replies: Collection[str] = (),
 ) -> Headline:
-    """The headline numbers of ``[since, until)`` (None: unbounded). A ``not_found`` answer
-    whose text is one of ``small_talk_replies`` is small talk, counted apart."""
+    """The headline numbers of ``[since, until)`` (None: unbounded). A ``small_talk`` answer is
+    counted apart, and so is a ``not_found`` one stored before that status whose text is one of
+    ``small_talk_replies``."""
     since, until = as_utc(since), as_utc(until)
     window = time_window(Message.created_at, since, until)
 
@@ -65,8 +67,9 @@ def headline(
         return int(session.scalar(query) or 0)
 
     assistant = Message.role == "assistant"
-    small_talk = and_(
-        Message.answer_status == "not_found", Message.content.in_(sorted(small_talk_replies))
+    small_talk = or_(
+        Message.answer_status == "small_talk",
+        and_(Message.answer_status == "not_found", Message.content.in_(sorted(small_talk_replies))),
     )
     with storage_errors(session, "counting the headline numbers"):
         chatted = messages(assistant, small_talk)
@@ -74,7 +77,8 @@ def headline(
         chatted_first = messages(assistant, small_talk, Message.regenerated_from.is_(None))
         questions = messages(Message.role == "user") - chatted_first
         answers = messages(assistant) - chatted
-        not_found = messages(assistant, Message.answer_status == "not_found") - chatted
+        legacy_chatted = messages(assistant, small_talk, Message.answer_status == "not_found")
+        not_found = messages(assistant, Message.answer_status == "not_found") - legacy_chatted
         down = select(func.count(Feedback.id)).where(
             Feedback.rating == "down", *time_window(Feedback.updated_at, since, until)
         )

@@ -36,11 +36,18 @@ Role = Literal["member", "admin"]
 ROLES: tuple[Role, ...] = ("member", "admin")
 
 #: What an assistant message did: answered from the knowledge base, honestly did not (nothing
-#: relevant, a question the KB does not cover, or small talk), was stopped by the member
-#: mid-answer (the prose said so far is kept, its citations reconciled to what it cites), or
-#: said which language it answers in (a question in another language: ``text.language``).
-AnswerStatus = Literal["answered", "not_found", "stopped", "other_language"]
-ANSWER_STATUSES: tuple[AnswerStatus, ...] = ("answered", "not_found", "stopped", "other_language")
+#: relevant, a question the KB does not cover), was stopped by the member mid-answer (the prose
+#: said so far is kept, its citations reconciled to what it cites), said which language it
+#: answers in (a question in another language: ``text.language``), or replied to small talk
+#: ("hi", "thanks": ``chat.smalltalk``), which asks nothing of the knowledge base.
+AnswerStatus = Literal["answered", "not_found", "stopped", "other_language", "small_talk"]
+ANSWER_STATUSES: tuple[AnswerStatus, ...] = (
+    "answered",
+    "not_found",
+    "stopped",
+    "other_language",
+    "small_talk",
+)
 
 #: A member's verdict on an answer.
 Rating = Literal["up", "down"]

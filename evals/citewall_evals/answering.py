@@ -126,8 +126,8 @@ def measure_answering(
     )
     out["small_talk"] = {
         "messages": len(small),
-        "not_found_without_sources": sum(
-            a.ok and a.answer_status == "not_found" and a.external_sources == 0 for a in small
+        "small_talk_without_sources": sum(
+            a.ok and a.answer_status == "small_talk" and a.external_sources == 0 for a in small
         ),
     }
     items = load_followups(split, dataset)

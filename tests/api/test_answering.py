@@ -59,14 +59,19 @@ def test_an_uncovered_question_is_not_found_with_no_kb_text(env_both: ApiEnv) ->
 
 
 def test_small_talk_gets_a_friendly_reply_and_retrieves_nothing(env_both: ApiEnv) -> None:
+    """Small talk is recorded as what it is (``small_talk``), in the reply and in history."""
     body = env_both.chat("member", "hi").json()
     assert (body["answer_status"], body["answer"], body["sources"]) == (
-        "not_found",
+        "small_talk",
         GREETING_REPLY,
         [],
     )
     view = admin_view(env_both, body["conversation_id"])
     assert view["retrieval_events"] == [] and view["messages"][1]["support"] is None
+    history = env_both.client.get(
+        f"/api/v1/conversations/{body['conversation_id']}", headers=env_both.auth("member")
+    ).json()
+    assert [m["answer_status"] for m in history["messages"]] == [None, "small_talk"]
 
 
 def test_a_follow_up_is_retrieved_with_the_question_before_it(env_both: ApiEnv) -> None:

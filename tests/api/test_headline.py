@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from citewall.chat.smalltalk import GREETING_REPLY
+from citewall.storage.models import Message
+from citewall.storage.turns import AnswerRecord, TurnRecord, save_turn
+
 from .conftest import INTERNAL_QUESTIONS, ApiEnv
 
 HEADLINE = "/api/v1/admin/analytics/headline"
@@ -53,3 +57,23 @@ def test_small_talk_is_counted_apart_and_never_as_not_found(env_both: ApiEnv) ->
     after = env.client.get(HEADLINE, headers=env.auth("admin")).json()
     delta = {k: after[k] - before[k] for k in ("questions", "answers", "not_found", "small_talk")}
     assert delta == {"questions": 1, "answers": 1, "not_found": 1, "small_talk": 2}
+
+
+def test_small_talk_is_counted_from_its_status_not_from_its_text(env_both: ApiEnv) -> None:
+    """The turn records small talk as such: a reply worded unlike today's is still small talk,
+    and a "not found" answer is never counted as small talk for its wording."""
+    env = env_both
+    cid = env.chat("member", "hi").json()["conversation_id"]
+    before = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    with env.runtime.session_factory() as session:
+        reworded = AnswerRecord(content="Hello! What can I look up?", answer_status="small_talk")
+        save_turn(session, TurnRecord(conversation_id=cid, question="hey", answer=reworded))
+        # Stored before the status existed: a small-talk reply kept as a not_found answer.
+        legacy = AnswerRecord(content=GREETING_REPLY, answer_status="not_found")
+        save_turn(session, TurnRecord(conversation_id=cid, question="hello", answer=legacy))
+        statuses = [m.answer_status for m in session.query(Message).filter_by(conversation_id=cid)]
+    assert statuses.count("small_talk") == 2, statuses
+
+    after = env.client.get(HEADLINE, headers=env.auth("admin")).json()
+    delta = {k: after[k] - before[k] for k in ("questions", "answers", "not_found", "small_talk")}
+    assert delta == {"questions": 0, "answers": 0, "not_found": 0, "small_talk": 2}

@@ -74,6 +74,39 @@ describe("an other_language answer in the member chat", () => {
   });
 });
 
+describe("a reply to small talk in the member chat", () => {
+  const GREETING =
+    "Hi! Ask me a question and I'll answer it from the knowledge base, with its sources.";
+
+  it("is its friendly sentence: no 'not answered' label, no rephrase hint, no sources", () => {
+    const t = turn({ content: GREETING, sources: [], answerStatus: "small_talk" });
+    const html = render(t);
+    expect(answerLabel(t)).toBeNull();
+    expect(showsSources(t)).toBe(false);
+    expect(html).toContain("Ask me a question");
+    expect(html).not.toContain(NOT_FOUND_LABEL);
+    expect(html).not.toContain(REPHRASE_HINT);
+    expect(html).not.toContain('data-testid="answer-status"');
+    expect(html).not.toContain("No public sources");
+    expect(html).not.toContain("turn-not-found");
+  });
+
+  it("keeps its status from history", () => {
+    const stored: Message = {
+      id: "m2",
+      role: "assistant",
+      content: GREETING,
+      sources: [],
+      hybrid_path: null,
+      answer_status: "small_talk",
+      created_at: "2026-03-10T10:00:00Z",
+      feedback: null,
+      regenerated_from: null,
+    };
+    expect(answerLabel(fromMessage(stored))).toBeNull();
+  });
+});
+
 describe("a not_found answer in the member chat", () => {
   it("shows its sentence with the label, a suggestion to rephrase and no sources panel", () => {
     const html = render(turn({ content: NOT_FOUND, sources: [], answerStatus: "not_found" }));

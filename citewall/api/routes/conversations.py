@@ -25,7 +25,7 @@ from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.kb.audiences import CardFilter, Viewer, retrievable_for
 from citewall.storage import cards, conversations, feedback
-from citewall.storage.models import AnswerStatus, Feedback, Message
+from citewall.storage.models import ANSWER_STATUSES, AnswerStatus, Feedback, Message
 from citewall.storage.sources import readable_sources
 
 router = APIRouter(
@@ -40,7 +40,7 @@ def served_status(message: Message) -> AnswerStatus:
     """The stored answer status; ``answered`` for rows from before statuses were stored (and
     for a value no version wrote)."""
     status = message.answer_status
-    return status if status in {"not_found", "stopped", "other_language"} else "answered"
+    return status if status is not None and status in ANSWER_STATUSES else "answered"
 
 
 def public_feedback(row: Feedback) -> FeedbackPublic:

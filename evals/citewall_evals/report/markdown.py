@@ -403,8 +403,8 @@ def _answering(answering: dict[str, Any]) -> list[str]:
     small = answering.get("small_talk") or {}
     if small:
         out += [
-            f"Small talk: {small['not_found_without_sources']} of {small['messages']} messages "
-            "got a not_found reply without sources.",
+            f"Small talk: {small['small_talk_without_sources']} of {small['messages']} messages "
+            "got a small_talk reply without sources.",
             "",
         ]
     f = answering.get("followups") or {}

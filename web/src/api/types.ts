@@ -1358,7 +1358,7 @@ export interface components {
        * Answer Status
        * @enum {string}
        */
-      answer_status: "answered" | "not_found" | "stopped" | "other_language";
+      answer_status: "answered" | "not_found" | "stopped" | "other_language" | "small_talk";
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */
@@ -1991,7 +1991,8 @@ export interface components {
       /** Content */
       content: string;
       /** Answer Status */
-      answer_status: ("answered" | "not_found" | "stopped" | "other_language") | null;
+      answer_status:
+        ("answered" | "not_found" | "stopped" | "other_language" | "small_talk") | null;
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */

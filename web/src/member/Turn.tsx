@@ -3,7 +3,9 @@
  * A `not_found` answer (the knowledge base does not answer it) is its one sentence with a quiet
  * label, a suggestion to rephrase, and no sources panel at all. A question in another language than
  * the knowledge base's (`other_language`) gets one sentence, in that language where the server
- * has it, saying which language the assistant answers in; no sources. A stopped answer keeps what was
+ * has it, saying which language the assistant answers in; no sources. A reply to small talk
+ * (`small_talk`: "hi", "thanks") is its friendly sentence, with no label and no sources: it is
+ * neither an answer from the knowledge base nor a failure to find one. A stopped answer keeps what was
  * said, labelled. A failed one says what went wrong in plain words, with Retry when it may
  * help. An answer a regenerated one replaced stays, folded away.
  */
@@ -34,7 +36,8 @@ export function answerLabel(t: DisplayTurn): string | null {
   return null;
 }
 
-/** Whether a finished answer shows its sources panel (never for `not_found`, `other_language`). */
+/** Whether a finished answer shows its sources panel (never for `not_found`, `other_language`,
+ * `small_talk`). */
 export function showsSources(t: DisplayTurn): boolean {
   return (
     t.role === "assistant" &&
@@ -42,6 +45,7 @@ export function showsSources(t: DisplayTurn): boolean {
     !t.error &&
     t.answerStatus !== "not_found" &&
     t.answerStatus !== "other_language" &&
+    t.answerStatus !== "small_talk" &&
     !(t.answerStatus === "stopped" && t.sources.length === 0)
   );
 }
