@@ -1236,7 +1236,7 @@ export interface components {
        * Answer Status
        * @enum {string}
        */
-      answer_status: "answered" | "not_found" | "stopped" | "other_language";
+      answer_status: "answered" | "not_found" | "stopped" | "other_language" | "small_talk";
       /** Sources */
       sources: components["schemas"]["SourcePublic"][];
       /** Hybrid Path */
