@@ -90,7 +90,7 @@ class World:
         if name == "user_id":
             ids = [str(self.env.user_ids[who]) for who in ("member", "other", "admin")]
             return [*ids, "999999", "not-a-number"]
-        if name == "source_id":  # a registered KB source: admin routes only
+        if name in ("source_id", "question_id", "handoff_id"):  # admin routes only
             return ["1", "999999", "not-a-number"]
         raise AssertionError(f"leak test: no realistic values for path parameter {name!r}")
 
@@ -130,8 +130,16 @@ class World:
             return ["not-a-jwt", "CWLEAK.e30.e30"]
         if name == "groups":
             return [[], ["enterprise", "partners"], ["Not A Group"]]
+        if name == "message_id":  # a stored answer (saving a test question from it)
+            return [self.messages["member"], str(uuid.uuid4())]
+        if "enum" in schema:
+            return list(schema["enum"])
         if schema.get("type") == "integer":
             return [schema.get("maximum", 50)]
+        if schema.get("type") == "boolean":
+            return [False, True]
+        if schema.get("type") == "array":  # card ids, facts: admin-only bodies
+            return [[], [sorted(self.facts.internal_ids)[0]]]
         raise AssertionError(f"leak test: no values for body field {name!r} ({schema})")
 
 

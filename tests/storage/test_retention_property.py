@@ -226,7 +226,8 @@ def rollups(db: Database) -> dict[str, Any]:
 def model(turns: list[Turn]) -> dict[str, Any]:
     """The figures, in plain Python from the turns."""
     asked = [t for t in turns if not t.small_talk]
-    performance = [(t.at, list(t.retrieved), list(t.cited), t.rating) for t in asked]
+    # No handoffs in these conversations (the rollup counts them; retention does not touch them).
+    performance = [(t.at, list(t.retrieved), list(t.cited), t.rating, False) for t in asked]
     listed: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for t in asked:
         question = " ".join(t.words) if t.retrieved else " ".join(t.words) + " question?"
