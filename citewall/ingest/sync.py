@@ -11,6 +11,7 @@ than half of its cards, is held: nothing is written until an admin confirms
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -23,7 +24,7 @@ from citewall.ingest.crawl.previous import PreviousCrawl, read_previous
 from citewall.ingest.crawl.run import ingest_sites
 from citewall.ingest.crawl.site import CrawlResult, plan_sites
 from citewall.ingest.loaders import load_cards
-from citewall.ingest.pipeline import ingest_cards
+from citewall.ingest.pipeline import IngestReport, ingest_cards
 from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
@@ -63,18 +64,7 @@ def sync_source(
             run, state = _sync_files(source, settings, session_factory, embedder, confirm, progress)
     except CitewallError as exc:
         run, state = SyncRun(status="failed", started_at=started, note=str(exc)), None
-    timed = SyncRun(
-        status=run.status,
-        started_at=started,
-        duration_s=time.perf_counter() - t0,
-        added=run.added,
-        updated=run.updated,
-        unchanged=run.unchanged,
-        removed=run.removed,
-        refusals=run.refusals,
-        note=run.note,
-        stale=run.stale,
-    )
+    timed = dataclasses.replace(run, started_at=started, duration_s=time.perf_counter() - t0)
     event = None
     if timed.added or timed.updated or timed.removed:
         counts = {"added": timed.added, "updated": timed.updated, "deleted": timed.removed}
@@ -133,18 +123,8 @@ def _sync_site(
     failing = failing_after(source.failing, unreadable)
     after = read_previous(plan, session_factory)
     card_ids = [page.card_id for previous in after.values() for page in previous.pages.values()]
-    r = report.ingest
-    run = SyncRun(
-        status="applied",
-        started_at=utcnow(),
-        added=r.added,
-        updated=r.updated,
-        unchanged=r.unchanged,
-        removed=r.deleted,
-        refusals=refusals,
-        note="; ".join(report.notes),
-        stale=tuple(stale_pages(failing, settings.sync_stale_after)),
-    )
+    stale = tuple(stale_pages(failing, settings.sync_stale_after))
+    run = _applied(report.ingest, refusals, "; ".join(report.notes), stale)
     return run, SourceState(card_ids, failing)
 
 
@@ -185,7 +165,14 @@ def _sync_files(
     kept = previous if not prune else previous & loaded.refused_ids
     card_ids = sorted({c.id for c in loaded.cards} | kept)
     note = "" if prune else "nothing removed: a refused card names no id"
-    run = SyncRun(
+    return _applied(report, refusals, note), SourceState(card_ids)
+
+
+def _applied(
+    report: IngestReport, refusals: tuple[Refused, ...], note: str, stale: tuple[str, ...] = ()
+) -> SyncRun:
+    """An applied run with the counts of the ingest it made (timed by ``sync_source``)."""
+    return SyncRun(
         status="applied",
         started_at=utcnow(),
         added=report.added,
@@ -194,8 +181,8 @@ def _sync_files(
         removed=report.deleted,
         refusals=refusals,
         note=note,
+        stale=stale,
     )
-    return run, SourceState(card_ids)
 
 
 def remove_source(
