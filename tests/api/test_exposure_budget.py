@@ -86,7 +86,7 @@ def internal_chunks() -> list[ContextChunk]:
 
 def test_small_talk_exposes_nothing(env: ApiEnv) -> None:
     body = env.chat("other", "hi").json()
-    assert body["answer_status"] == "not_found" and body["sources"] == []
+    assert body["answer_status"] == "small_talk" and body["sources"] == []
     assert exposures(env, "other") == []
 
 
