@@ -288,6 +288,7 @@ def test_typed_analytics_in_the_openapi(env_both: ApiEnv) -> None:
         "not_found",
         "stopped",
         "other_language",
+        "small_talk",
     ]
 
 
