@@ -22,6 +22,7 @@ from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.config import Settings
 from citewall.errors import CitewallError
 from citewall.storage import leases
+from citewall.storage.audit import Via
 from citewall.storage.erasure import resume_erasures
 from citewall.storage.retention import LEASE, RetentionPolicy, RetentionReport, run_retention
 from citewall.storage.types import utcnow
@@ -52,6 +53,8 @@ def run_once(
     *,
     holder: str,
     clock: Callable[[], datetime] = utcnow,
+    actor: str = "retention",
+    via: Via = "system",
 ) -> RetentionReport | None:
     """One retention run under the lease, then the unfinished erasures; None when another
     runner holds the lease. The lease is renewed before each batch; losing it stops the run
@@ -64,7 +67,14 @@ def run_once(
     if not renew():
         return None
     try:
-        report = run_retention(sessions, retention_policy(settings), now=clock(), keep_going=renew)
+        report = run_retention(
+            sessions,
+            retention_policy(settings),
+            now=clock(),
+            keep_going=renew,
+            actor=actor,
+            via=via,
+        )
         resume_erasures(sessions, now=clock(), canned_replies=SMALL_TALK_REPLIES)
     finally:
         with sessions() as session:

@@ -10,6 +10,7 @@ import typer
 
 from citewall.api.retention_schedule import run_once, runner_name
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
+from citewall.cli.operator import operator_name
 from citewall.config import get_settings
 from citewall.storage.schema import open_database
 
@@ -25,7 +26,13 @@ def run(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> No
         settings = get_settings()
         db = open_database(settings.sqlalchemy_url)
         try:
-            report = run_once(db.sessions, settings, holder=f"cli:{runner_name()}")
+            report = run_once(
+                db.sessions,
+                settings,
+                holder=f"cli:{runner_name()}",
+                actor=operator_name(),
+                via="cli",
+            )
         finally:
             db.dispose()
     if report is None:

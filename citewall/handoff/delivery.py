@@ -69,6 +69,10 @@ def retryable(status_code: int) -> bool:
     return status_code >= 500 or status_code in {408, 429}
 
 
+#: Why a handoff whose payload was removed (retention, erasure) is not delivered.
+REMOVED_BEFORE_DELIVERY = "its conversation's words were removed (retention or erasure) first"
+
+
 def payload_bytes(payload: dict[str, Any]) -> bytes:
     """The body sent for a stored payload: compact JSON, keys sorted (the same bytes on every
     attempt, whatever order the database gives the keys back in)."""
@@ -114,9 +118,9 @@ class Webhook:
 
 
 def _post(
-    client: httpx.Client, webhook: Webhook, handoff: Handoff, now: datetime
+    client: httpx.Client, webhook: Webhook, payload: dict[str, Any], handoff_id: str, now: datetime
 ) -> httpx.Response:
-    body = payload_bytes(handoff.payload)
+    body = payload_bytes(payload)
     stamp = int(now.timestamp())
     return client.post(
         webhook.url,
@@ -125,7 +129,7 @@ def _post(
             "Content-Type": "application/json",
             TIMESTAMP_HEADER: str(stamp),
             SIGNATURE_HEADER: signature(webhook.secret, stamp, body),
-            ID_HEADER: handoff.id,
+            ID_HEADER: handoff_id,
         },
         timeout=webhook.timeout_s,
     )
@@ -141,23 +145,29 @@ def deliver_one(
     clock: Callable[[], datetime],
     report: PassReport,
 ) -> None:
-    """Attempt one claimed handoff and record the attempt."""
+    """Attempt one claimed handoff and record the attempt. A handoff whose payload retention or
+    an erasure removed before it could be delivered fails without a request."""
     started = clock()
     status_code: int | None = None
     error: str | None = None
     timer = time.perf_counter()
-    try:
-        response = _post(client, webhook, handoff, started)
-        status_code = response.status_code
-        if not 200 <= status_code < 300:
-            error = f"HTTP {status_code}: {response.text[:ERROR_CHARS]}"
-    except httpx.HTTPError as exc:
-        error = f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
+    if handoff.payload is None:
+        error = REMOVED_BEFORE_DELIVERY
+    else:
+        try:
+            response = _post(client, webhook, handoff.payload, handoff.id, started)
+            status_code = response.status_code
+            if not 200 <= status_code < 300:
+                error = f"HTTP {status_code}: {response.text[:ERROR_CHARS]}"
+        except httpx.HTTPError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
     duration_ms = (time.perf_counter() - timer) * 1000
     now = clock()
     retry: datetime | None = None
     if status_code is not None and 200 <= status_code < 300:
         outcome: handoffs.Outcome = "delivered"
+    elif handoff.payload is None:
+        outcome = "failed"
     elif status_code is None or retryable(status_code):
         retry = next_attempt(handoff.created_at, handoff.attempts + 1, now, webhook.retry_for)
         outcome = "retry" if retry is not None else "failed"

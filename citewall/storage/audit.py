@@ -30,6 +30,8 @@ from citewall.storage.types import utcnow
 #: removed content.
 AuditAction = Literal[
     "conversation.read",
+    "conversations.list",
+    "handoffs.read",
     "feedback.read",
     "knowledge_gaps.read",
     "retrieval_events.read",
@@ -42,6 +44,8 @@ AuditAction = Literal[
 ]
 AUDIT_ACTIONS: tuple[AuditAction, ...] = (
     "conversation.read",
+    "conversations.list",
+    "handoffs.read",
     "feedback.read",
     "knowledge_gaps.read",
     "retrieval_events.read",

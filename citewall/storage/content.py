@@ -1,8 +1,9 @@
 """Members' words in storage, and removing them from some conversations (retention, erasure).
 
 ``CONTENT_COLUMNS`` is the one list of columns that hold what a member typed or was told:
-questions and answers, conversation titles (made from the first question), feedback comments
-and the query each retrieval event stored. Everything else a turn writes stays: card ids,
+questions and answers, conversation titles (made from the first question), feedback comments,
+a request for a person (its message, and the payload the helpdesk is sent) and the query each
+retrieval event stored. Everything else a turn writes stays: card ids,
 ranks, scores, paths, cited flags, ratings, answer statuses, support, exposure rows, sources
 (the knowledge base's own text). A table added later that holds members' words adds its
 columns here, and retention and erasure remove them with the rest.
@@ -23,7 +24,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from citewall.storage.db import begin_write
 from citewall.storage.gaps import turn_coverage
-from citewall.storage.models import Conversation, Feedback, Message, RetrievalEvent
+from citewall.storage.models import Conversation, Feedback, Handoff, Message, RetrievalEvent
 
 #: What a removed conversation title reads.
 REMOVED_TITLE = "(removed)"
@@ -74,6 +75,21 @@ CONTENT_COLUMNS: tuple[ContentColumn, ...] = (
             .join(Feedback, Feedback.message_id == Message.id)
             .where(Feedback.comment.is_not(None))
         ),
+    ),
+    ContentColumn(
+        "handoffs.message",
+        Handoff.message,
+        None,
+        Handoff.conversation_id.in_,
+        lambda: select(Handoff.conversation_id).where(Handoff.message.is_not(None)),
+    ),
+    # What the helpdesk was sent: the conversation's questions and answers, the member's name.
+    ContentColumn(
+        "handoffs.payload",
+        Handoff.payload,
+        None,
+        Handoff.conversation_id.in_,
+        lambda: select(Handoff.conversation_id).where(Handoff.payload.is_not(None)),
     ),
     ContentColumn(
         "retrieval_events.query",

@@ -38,6 +38,7 @@ from citewall.storage.models import (
     Exposure,
     ExposureReservation,
     Feedback,
+    Handoff,
     User,
 )
 from citewall.storage.retention import BATCH
@@ -166,7 +167,7 @@ def carry_out(
             _add_removed(erasure, removed)
         user = session.get(User, user_id)
         removed_user = {"users.name": 0, "users.email": 0, "api_tokens": 0, "sessions": 0}
-        kept = {"conversations": 0, "feedback": 0, "exposures": 0}
+        kept = {"conversations": 0, "feedback": 0, "exposures": 0, "handoffs": 0}
         if user is not None:
             tokens = list(session.scalars(select(ApiToken).where(ApiToken.user_id == user_id)))
             removed_user = {
@@ -186,7 +187,8 @@ def carry_out(
             )
             session.add(pseudonym)
             session.flush()
-            for model in (Conversation, Feedback, Exposure):
+            # Moved, not deleted: resolution and entry performance count the handoffs too.
+            for model in (Conversation, Feedback, Exposure, Handoff):
                 kept_rows = _count(
                     session, select(func.count()).select_from(model).where(model.user_id == user_id)
                 )

@@ -540,7 +540,8 @@ class Handoff(Base):
     )
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     message: Mapped[str | None] = mapped_column(TextType(), default=None)
-    payload: Mapped[dict[str, Any]] = mapped_column(JSONType(), default=dict)
+    #: What the helpdesk receives; NULL once retention or an erasure removed the words.
+    payload: Mapped[dict[str, Any] | None] = mapped_column(JSONType(), default=dict)
     status: Mapped[HandoffStatus] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)

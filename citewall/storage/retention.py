@@ -74,10 +74,13 @@ def run_retention(
     *,
     now: datetime,
     keep_going: Callable[[], bool] = lambda: True,
+    actor: str = "retention",
+    via: audit.Via = "system",
 ) -> RetentionReport:
     """Remove the words past ``policy.days`` batch by batch, then trim the audit log past
     ``policy.audit_days``. ``keep_going`` is asked before each batch (a runner renews its
-    lease there); False stops the run with what it did so far."""
+    lease there); False stops the run with what it did so far. A run that removed or trimmed
+    anything is an audit line naming ``actor`` (the schedule, or a command on the host)."""
     report = RetentionReport()
     if policy.days is not None:
         cutoff = now - timedelta(days=policy.days)
@@ -104,18 +107,23 @@ def run_retention(
     if policy.audit_days is not None:
         with sessions() as session:
             report.audit_lines = audit.trim(session, now - timedelta(days=policy.audit_days))
-    if report.conversations and policy.days is not None:
-        cutoff = now - timedelta(days=policy.days)
+    if report.conversations or report.audit_lines:
+        days = policy.days if policy.days is not None else policy.audit_days
+        cutoff = now - timedelta(days=days or 0)
         with sessions() as session:
             audit.append(
                 session,
                 audit.AuditEvent(
-                    actor="retention",
+                    actor=actor,
                     actor_user_id=None,
-                    via="system",
+                    via=via,
                     action="retention",
                     target=f"conversations-before:{cutoff.date().isoformat()}",
-                    detail={"conversations": report.conversations, "removed": report.removed},
+                    detail={
+                        "conversations": report.conversations,
+                        "removed": report.removed,
+                        "audit_lines_trimmed": report.audit_lines,
+                    },
                 ),
                 now=now,
             )

@@ -91,7 +91,12 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
     assert receipt["removed"]["users.name"] == 1 and receipt["removed"]["api_tokens"] == 1
     assert receipt["removed"]["messages.content"] == 4
     assert receipt["removed"]["feedback.comment"] == 1
-    assert receipt["kept"] == {"conversations": 1, "feedback": 1, "exposures": exposures}
+    assert receipt["kept"] == {
+        "conversations": 1,
+        "feedback": 1,
+        "exposures": exposures,
+        "handoffs": 0,
+    }
 
     assert env.client.get("/api/v1/me", headers=headers).status_code == 401
     with env.runtime.session_factory() as session:

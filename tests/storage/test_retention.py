@@ -4,6 +4,7 @@ only past its own window, and an erasure interrupted after it was recorded carri
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 from sqlalchemy import func, select
@@ -12,7 +13,16 @@ from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.storage import audit, leases
 from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, pending_erasures, request_erasure, resume_erasures
-from citewall.storage.models import ApiToken, AuditEntry, Conversation, Feedback, Message, User
+from citewall.storage.handoffs import create_handoff
+from citewall.storage.models import (
+    ApiToken,
+    AuditEntry,
+    Conversation,
+    Feedback,
+    Handoff,
+    Message,
+    User,
+)
 from citewall.storage.retention import RetentionPolicy, run_retention
 from citewall.storage.schema import Database
 from citewall.storage.users import create_user
@@ -71,7 +81,9 @@ def test_the_audit_log_is_kept_through_retention_and_trimmed_past_its_own_window
     assert report.audit_lines == 1
     with db.sessions() as session:
         rows, total = audit.entries(session)
-        assert total == 2 and [r.target for r in rows] == ["x:10", "x:100"]
+        # The trimmed line is gone; the run that trimmed it is a line of its own.
+        assert total == 3 and [r.target for r in rows[1:]] == ["x:10", "x:100"]
+        assert rows[0].action == "retention" and rows[0].detail["audit_lines_trimmed"] == 1
 
 
 def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) -> None:
@@ -140,3 +152,44 @@ def test_a_comment_written_after_a_run_goes_at_the_next(db: Database) -> None:
     with db.sessions() as session:
         assert session.scalar(select(Feedback.comment)) is None
     assert run_retention(db.sessions, policy, now=NOW).conversations == 0
+
+
+def test_a_request_for_a_person_is_members_words_and_still_counts_after_erasure(
+    db: Database,
+) -> None:
+    """Retention removes a handoff's message and the payload the helpdesk was sent (the
+    conversation's words, the member's name); an erasure moves the handoff to the pseudonym
+    with the conversation, so resolution and entry performance still count it."""
+    old = NOW - timedelta(days=40)
+    with db.sessions() as session:
+        user, _ = create_user(session, "asker")
+        kept, _ = create_user(session, "erased-later")
+        conversations = []
+        for owner in (user, kept):
+            conversation = Conversation(user_id=owner.id, title="t", created_at=old, updated_at=old)
+            session.add(conversation)
+            session.flush()
+            conversations.append(conversation)
+        session.commit()
+        for conversation in conversations:
+            create_handoff(
+                session,
+                conversation,
+                handoff_id=str(uuid.uuid4()),
+                message="Please call me on +49 170 1234567",
+                payload={"member": {"name": "Jane Doe"}, "turns": [{"question": "my order"}]},
+                now=old,
+            )
+        kept_id = kept.id
+    report = run_retention(db.sessions, RetentionPolicy(days=30), now=NOW)
+    assert report.removed["handoffs.message"] == 2 and report.removed["handoffs.payload"] == 2
+    with db.sessions() as session:
+        assert session.scalars(select(Handoff.message)).all() == [None, None]
+        assert session.scalars(select(Handoff.payload)).all() == [None, None]
+        request = request_erasure(session, kept_id, requested_by="cli:ops", now=NOW, audit=_line(0))
+    done = carry_out(db.sessions, request.id, now=NOW)
+    assert done.receipt["kept"]["handoffs"] == 1
+    with db.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Handoff)) == 2
+        owners = {u.name for u in session.scalars(select(User).join(Handoff))}
+        assert "asker" in owners and any(n.startswith("erased-") for n in owners)

@@ -117,15 +117,16 @@ def get_card(card_id: str, session: SessionDep, admin: AdminUser) -> Any:
 def list_all_conversations(
     session: SessionDep,
     admin: AdminUser,
+    trail: AuditTrail,
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """Every user's conversations, most recently updated first; the ones their member deleted
-    too (``hidden_at`` set)."""
-    return [
-        AdminConversationSummary.model_validate(s, from_attributes=True)
-        for s in conversations.list_conversations(session, None, limit=limit, offset=offset)
-    ]
+    too (``hidden_at`` set). Their titles are members' first questions: written to the audit
+    log."""
+    listed = conversations.list_conversations(session, None, limit=limit, offset=offset)
+    trail.record(session, "conversations.list", "report:conversations", {"listed": len(listed)})
+    return [AdminConversationSummary.model_validate(s, from_attributes=True) for s in listed]
 
 
 def admin_message(message: Message, rating: Feedback | None) -> AdminMessage:

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Body, Query
 
+from citewall.api.audit import AuditTrail
 from citewall.api.deps import AdminUser, CurrentUser, RuntimeDep, SessionDep
 from citewall.api.handoff_schemas import (
     AdminHandoff,
@@ -97,13 +98,16 @@ def admin_handoff(listing: HandoffListing) -> AdminHandoff:
 def list_handoffs(
     session: SessionDep,
     admin: AdminUser,
+    trail: AuditTrail,
     status: HandoffStatus | None = Query(None, description="Only pending, delivered or failed"),
     limit: int = Query(50, ge=1, le=500),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The handoff outbox, newest first: who asked, the delivery status, the next attempt of a
-    pending one, the last error, and every attempt."""
+    pending one, the last error, and every attempt. The members' messages are in it: written to
+    the audit log."""
     rows, counts = handoffs.list_handoffs(session, status=status, limit=limit, offset=offset)
+    trail.record(session, "handoffs.read", "report:handoffs", {"listed": len(rows)})
     return AdminHandoffPage(
         pending=counts["pending"],
         delivered=counts["delivered"],

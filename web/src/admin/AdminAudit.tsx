@@ -19,6 +19,8 @@ export const NO_AUDIT_LINES =
 /** The actions in words, for the filter and the table. */
 export const ACTIONS: Record<AuditAction, string> = {
   "conversation.read": "Read a conversation",
+  "conversations.list": "Listed the conversations",
+  "handoffs.read": "Read the handoffs",
   "feedback.read": "Read the feedback report",
   "knowledge_gaps.read": "Read the knowledge gaps",
   "retrieval_events.read": "Read the retrieval events",

@@ -184,7 +184,8 @@ export interface paths {
     /**
      * List Handoffs
      * @description The handoff outbox, newest first: who asked, the delivery status, the next attempt of a
-     *     pending one, the last error, and every attempt.
+     *     pending one, the last error, and every attempt. The members' messages are in it: written to
+     *     the audit log.
      */
     get: operations["list_handoffs_api_v1_admin_handoffs_get"];
     put?: never;
@@ -399,7 +400,8 @@ export interface paths {
     /**
      * List All Conversations
      * @description Every user's conversations, most recently updated first; the ones their member deleted
-     *     too (``hidden_at`` set).
+     *     too (``hidden_at`` set). Their titles are members' first questions: written to the audit
+     *     log.
      */
     get: operations["list_all_conversations_api_v1_admin_conversations_get"];
     put?: never;
@@ -5435,6 +5437,8 @@ export interface operations {
         action?:
           | (
               | "conversation.read"
+              | "conversations.list"
+              | "handoffs.read"
               | "feedback.read"
               | "knowledge_gaps.read"
               | "retrieval_events.read"

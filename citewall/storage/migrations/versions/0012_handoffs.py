@@ -34,7 +34,7 @@ def upgrade() -> None:
         sa.Column("conversation_id", sa.String(36), nullable=False),
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("message", sa.Text(), nullable=True),
-        sa.Column("payload", JSON_T, nullable=False),
+        sa.Column("payload", JSON_T, nullable=True),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("next_attempt_at", TS, nullable=False),
