@@ -129,6 +129,8 @@ class KnowledgeGapReport(BaseModel):
     min_coverage: float
     since: datetime | None
     until: datetime | None
+    #: The group whose members' questions these are (None: every member's).
+    audience: str | None = None
     #: Questions in the gaps list (``groups``).
     questions: int
     #: True when more answers were read than one report reads (the newest were classified).

@@ -11,6 +11,9 @@ Questions are grouped greedily by their content terms (``text.terms``): a questi
 first group whose first question shares at least ``SIMILARITY`` of their terms (Jaccard), else
 starts a group. Groups are ordered by size, then by how recently they were asked; each carries
 counts per period and per reason.
+
+``audience`` narrows either list to the questions of the members in one group (their groups
+now, ``users.groups``): what that audience asks and its cards do not answer.
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from sqlalchemy.orm import Session, aliased
 from citewall.retrieval.covered import VERDICT, Reason, TurnOutcome, TurnRule, Verdict, coverage
 from citewall.storage.analytics import as_utc
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import CardRow, Feedback, Message, RetrievalEvent
+from citewall.storage.models import (
+    CardRow,
+    Conversation,
+    Feedback,
+    Message,
+    RetrievalEvent,
+    User,
+)
 from citewall.storage.questions import asks
 from citewall.text.terms import content_terms
 
@@ -135,8 +145,10 @@ def gap_questions(
     rule: TurnRule,
     since: datetime | None = None,
     until: datetime | None = None,
+    audience: str | None = None,
 ) -> dict[Verdict, list[GapQuestion]]:
-    """The questions of ``[since, until)`` that ``rule`` lists, newest first, by list."""
+    """The questions of ``[since, until)`` that ``rule`` lists, newest first, by list; with
+    ``audience``, only those asked by members whose groups include it."""
     asked = aliased(Message)
     answer = Message
     conditions = [
@@ -149,6 +161,14 @@ def gap_questions(
         conditions.append(answer.created_at >= since)
     if until is not None:
         conditions.append(answer.created_at < until)
+    out: dict[Verdict, list[GapQuestion]] = {"gap": [], "answered_badly": []}
+    if audience is not None:
+        with storage_errors(session, "reading knowledge gaps"):
+            members = audience_members(session, audience)
+        if not members:
+            return out
+        in_audience = select(Conversation.id).where(Conversation.user_id.in_(members))
+        conditions.append(answer.conversation_id.in_(in_audience))
     query = (
         select(
             answer.id,
@@ -170,7 +190,6 @@ def gap_questions(
         retrieved, queries = _retrieved(session, ids)
         ratings = _ratings(session, ids)
         terms = _card_terms(session, {c for cards in retrieved.values() for c in cards})
-    out: dict[Verdict, list[GapQuestion]] = {"gap": [], "answered_badly": []}
     for r in rows:
         message_id, question = str(r[0]), str(r[2])
         status = str(r[3] or "answered")
@@ -200,6 +219,13 @@ def gap_questions(
             )
         )
     return out
+
+
+def audience_members(session: Session, audience: str) -> list[int]:
+    """The ids of the members whose groups (now) include ``audience``. Groups are a JSON list,
+    read here rather than matched in SQL, the same way on SQLite and PostgreSQL."""
+    rows = session.execute(select(User.id, User.groups).where(User.role == "member"))
+    return [int(uid) for uid, groups in rows if audience in (groups or ())]
 
 
 def turn_coverage(session: Session, answer_ids: Sequence[str]) -> dict[str, float]:

@@ -103,6 +103,30 @@ def test_the_admin_preview_answers_as_the_groups_given_and_stores_nothing(env: A
     assert bad.status_code == 422 and "not a group name" in bad.text
 
 
+def test_the_knowledge_gaps_report_narrows_to_one_audience(env: ApiEnv) -> None:
+    enterprise_gap, basic_gap = "where is your office in berlin", "is the lisbon office open"
+    assert env.chat("enterprise", enterprise_gap).status_code == 200
+    assert env.chat("basic", basic_gap).status_code == 200
+    path = "/api/v1/admin/analytics/knowledge-gaps?period=day"
+
+    def listed(query: str = "") -> tuple[dict[str, Any], set[str]]:
+        r = env.client.get(path + query, headers=env.auth("admin"))
+        assert r.status_code == 200, r.text
+        report = r.json()
+        return report, {q["question"] for g in report["groups"] for q in g["examples"]}
+
+    everyone, asked = listed()
+    assert {enterprise_gap, basic_gap} <= asked and everyone["audience"] is None
+    ent, asked = listed("&audience=enterprise")
+    assert ent["audience"] == "enterprise"
+    assert enterprise_gap in asked and basic_gap not in asked
+    assert ent["questions"] == sum(g["count"] for g in ent["groups"]) < everyone["questions"]
+    nobody, asked = listed("&audience=partners")
+    assert nobody["groups"] == [] and nobody["questions"] == 0
+    bad = env.client.get(path + "&audience=Not A Group", headers=env.auth("admin"))
+    assert bad.status_code == 422 and "audience" in bad.text
+
+
 def test_host_token_groups_are_read_at_every_sign_in(
     env_sign_in: ApiEnv, signing_keys: Any
 ) -> None:

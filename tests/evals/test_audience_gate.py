@@ -13,17 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
-from citewall.boundary.audience import stored_audiences
 from citewall.config import load_settings
 from citewall.ingest.pipeline import ingest_paths
-from citewall.kb.audiences import EVERY_CARD, CardFilter
-from citewall.retrieval.protocols import Retriever
-from citewall.retrieval.types import RetrievedContext
 from citewall.runtime import Runtime
 from citewall.storage import db, schema, users
 from citewall_evals.redteam.audiences import (
     AUDIENCE_CARDS,
     GATE_MEMBERS,
+    filtering_only_served_sources,
     gate_failures,
     run_audience_gate,
 )
@@ -76,37 +73,11 @@ def test_the_real_build_passes_the_audience_gate(world: dict[str, Any]) -> None:
     assert not any(member == "no-group" for member, _ in served)
 
 
-class UnfilteredRetriever:
-    """The broken build: retrieval ignores the reader's audiences (the served sources are
-    filtered afterwards, below)."""
-
-    def __init__(self, inner: Retriever) -> None:
-        self.inner = inner
-
-    def retrieve(
-        self, question: str, k: int | None = None, *, cards: CardFilter
-    ) -> RetrievedContext:
-        return self.inner.retrieve(question, k, cards=EVERY_CARD)
-
-    def status(self) -> dict[str, Any]:
-        return self.inner.status()
-
-
-def test_a_build_that_filters_only_served_sources_fails_the_gate(
-    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_build_that_filters_only_served_sources_fails_the_gate(world: dict[str, Any]) -> None:
     runtime = world["runtime"]
-    monkeypatch.setattr(runtime, "retriever", UnfilteredRetriever(runtime.retriever))
-    import citewall.api.answer_stream as answer_stream
-
-    serve = answer_stream.external_sources_only
-
-    def restricted_sources_dropped(sources: Any, *, hybrid_path: str | None) -> Any:
-        return serve([s for s in sources if not stored_audiences(s)], hybrid_path=hybrid_path)
-
-    monkeypatch.setattr(answer_stream, "external_sources_only", restricted_sources_dropped)
-    client = TestClient(create_app(runtime))
-    results = run_audience_gate(client, world["tokens"], admin_token=world["admin"])
+    with filtering_only_served_sources(runtime):
+        client = TestClient(create_app(runtime))
+        results = run_audience_gate(client, world["tokens"], admin_token=world["admin"])
     failures = gate_failures(results)
     assert any("no-group" in f and "CWAUD" in f for f in failures), failures
     # Every member outside an audience is caught, in the prose of the chat answer and of the

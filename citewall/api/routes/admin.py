@@ -48,6 +48,7 @@ from citewall.api.storage_rows import admin_sources, admin_timings
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.config import Settings
 from citewall.errors import NotFoundError
+from citewall.kb.audiences import AUDIENCE_PATTERN
 from citewall.retrieval.covered import GapRule
 from citewall.storage import (
     analytics,
@@ -295,13 +296,19 @@ def knowledge_gaps(
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(50, ge=1, le=500, description="Groups returned, largest first"),
+    audience: str | None = Query(
+        None,
+        pattern=AUDIENCE_PATTERN.pattern,
+        description="Only the questions of members in this group (their groups now)",
+    ),
 ) -> Any:
     """Two lists grouped by similar question, with counts per period: the questions the
     knowledge base does not cover (the articles to write next), and the covered questions
-    answered badly (rated "Not helpful" or with low support: the cards to fix)."""
+    answered badly (rated "Not helpful" or with low support: the cards to fix); with
+    ``audience``, of the members of that group only."""
     s = runtime.settings
     rule = GapRule(min_coverage=s.knowledge_gap_min_coverage, low_support=s.knowledge_gap_support)
-    found = gaps.gap_questions(session, rule=rule, since=since, until=until)
+    found = gaps.gap_questions(session, rule=rule, since=since, until=until, audience=audience)
     trail.record(session, "knowledge_gaps.read", "report:knowledge-gaps")
     listed = len(found["gap"]) + len(found["answered_badly"])
     return KnowledgeGapReport(
@@ -310,6 +317,7 @@ def knowledge_gaps(
         min_coverage=rule.min_coverage,
         since=since,
         until=until,
+        audience=audience,
         questions=len(found["gap"]),
         truncated=listed >= gaps.MAX_QUESTIONS,
         groups=_gap_groups(found["gap"], period, limit),

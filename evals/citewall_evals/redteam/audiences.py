@@ -12,18 +12,28 @@ cards are retrieved for members inside the audience (the gate checks that too, s
 pass by finding nothing), which makes the canaries' absence for everyone else mean something.
 
 A build that filters only the sources it serves (retrieval unfiltered) fails this gate: the
-restricted card's text reaches the prose. ``tests/evals/test_audience_gate.py`` runs that
-build as the negative control.
+restricted card's text reaches the prose. ``filtering_only_served_sources`` turns a runtime
+into that build; ``tests/evals/test_audience_gate.py`` and the route crawl
+(``tests/api/test_leak_audiences.py``) run it as their negative control.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.testclient import TestClient
+
+from citewall.api import answer_stream
+from citewall.api.routes import conversations, preview, search
+from citewall.boundary.audience import stored_audiences
+from citewall.kb.audiences import EVERY_CARD, CardFilter
+from citewall.retrieval.protocols import Retriever
+from citewall.retrieval.types import RetrievedContext
+from citewall.runtime import Runtime
 
 CANARY = re.compile(r"CWAUD[TMBR]-[A-Z0-9]+")
 
@@ -189,3 +199,47 @@ def gate_failures(results: Sequence[AudienceCase]) -> list[str]:
         if r.target_allowed and by_id.get(r.target, {}).get("url") and not r.target_served
     ]
     return out
+
+
+class UnfilteredRetriever:
+    """The broken build's retrieval: it ignores the reader's audiences."""
+
+    def __init__(self, inner: Retriever) -> None:
+        self.inner = inner
+
+    def retrieve(
+        self, question: str, k: int | None = None, *, cards: CardFilter
+    ) -> RetrievedContext:
+        return self.inner.retrieve(question, k, cards=EVERY_CARD)
+
+    def status(self) -> dict[str, Any]:
+        return self.inner.status()
+
+
+#: The modules that serve sources to members, each through its own ``external_sources_only``.
+_SERVING_MODULES = (answer_stream, preview, search, conversations)
+
+
+@contextmanager
+def filtering_only_served_sources(runtime: Runtime) -> Iterator[None]:
+    """While open, ``runtime`` is the negative control: retrieval unfiltered, and every route
+    that serves sources drops those of restricted cards (so no restricted card is ever a served
+    source, while its text still reaches the prose). Restored on exit."""
+    inner = runtime.retriever
+    originals = {m: getattr(m, "external_sources_only") for m in _SERVING_MODULES}  # noqa: B009
+
+    def dropping_restricted(serve: Any) -> Any:
+        def served(sources: Any, **kwargs: Any) -> Any:
+            return serve([s for s in sources if not stored_audiences(s)], **kwargs)
+
+        return served
+
+    runtime.retriever = UnfilteredRetriever(inner)
+    for module, serve in originals.items():
+        setattr(module, "external_sources_only", dropping_restricted(serve))  # noqa: B010
+    try:
+        yield
+    finally:
+        runtime.retriever = inner
+        for module, serve in originals.items():
+            setattr(module, "external_sources_only", serve)  # noqa: B010

@@ -3,7 +3,8 @@
  * month: the questions the knowledge base does not cover (`not_found`, or answered although no
  * retrieved card holds the question's terms: the articles to write), and the covered questions
  * answered badly (rated "Not helpful", or answered with low support: the cards to fix). Each
- * group's example questions link to the conversation they were asked in.
+ * group's example questions link to the conversation they were asked in. An audience narrows
+ * both lists to the questions of the members of one group.
  */
 import { useState, type ReactNode } from "react";
 
@@ -78,9 +79,11 @@ export function conversationPath(conversationId: string): string {
 export function AdminGaps(props: { client: ApiClient }): ReactNode {
   const [period, setPeriod] = useState<GapPeriod>("week");
   const [lookback, setLookback] = useState<Lookback>("all");
+  const [audience, setAudience] = useState("");
+  const group = audience.trim() || undefined;
   const state = useLoad(
-    () => props.client.knowledgeGaps({ period, since: sinceFor(lookback) }),
-    [props.client, period, lookback],
+    () => props.client.knowledgeGaps({ period, since: sinceFor(lookback), audience: group }),
+    [props.client, period, lookback, group],
   );
   return (
     <section className="admin-page">
@@ -104,6 +107,13 @@ export function AdminGaps(props: { client: ApiClient }): ReactNode {
           ))}
         </select>
         <LookbackSelect id="gaps-window" label="Asked" value={lookback} onChange={setLookback} />
+        <label htmlFor="gaps-audience">Audience</label>
+        <input
+          id="gaps-audience"
+          value={audience}
+          placeholder="every member"
+          onChange={(e) => setAudience(e.target.value)}
+        />
       </div>
       <LoadState state={state} what="knowledge gaps">
         {(report) => (

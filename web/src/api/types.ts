@@ -529,7 +529,8 @@ export interface paths {
      * Knowledge Gaps
      * @description Two lists grouped by similar question, with counts per period: the questions the
      *     knowledge base does not cover (the articles to write next), and the covered questions
-     *     answered badly (rated "Not helpful" or with low support: the cards to fix).
+     *     answered badly (rated "Not helpful" or with low support: the cards to fix); with
+     *     ``audience``, of the members of that group only.
      */
     get: operations["knowledge_gaps_api_v1_admin_analytics_knowledge_gaps_get"];
     put?: never;
@@ -1904,6 +1905,8 @@ export interface components {
       since: string | null;
       /** Until */
       until: string | null;
+      /** Audience */
+      audience?: string | null;
       /** Questions */
       questions: number;
       /** Truncated */
@@ -4469,6 +4472,8 @@ export interface operations {
         until?: string | null;
         /** @description Groups returned, largest first */
         limit?: number;
+        /** @description Only the questions of members in this group (their groups now) */
+        audience?: string | null;
       };
       header?: never;
       path?: never;
