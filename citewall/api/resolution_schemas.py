@@ -79,10 +79,11 @@ class CardResolutionPublic(GroupOutcomes):
 
 
 class GapResolutionPublic(GroupOutcomes):
-    """A knowledge-gap group (its list, naming question and number of questions) and the
+    """A knowledge-gap group (its list, ``verdict``; its naming question and number of
+    questions) and the
     outcomes of its distinct conversations; ``conversation_ids``: the newest of them."""
 
-    list: Verdict
+    verdict: Verdict
     question: str
     questions: int
     conversations: int

@@ -127,10 +127,11 @@ def outcomes_of(
 
 @dataclass(frozen=True, slots=True)
 class GapResolution:
-    """A knowledge-gap group (``storage.gaps.GapGroup``: its list, naming question and count
-    of questions) and the outcomes of its distinct conversations, the newest of them listed."""
+    """A knowledge-gap group (``storage.gaps.GapGroup``: its list, ``verdict``, its naming
+    question and count of questions) and the outcomes of its distinct conversations, the
+    newest of them listed."""
 
-    list: Verdict
+    verdict: Verdict
     question: str
     questions: int
     conversations: int
@@ -154,9 +155,10 @@ def gap_resolution(
     of their conversations at ``now``."""
     check_page(limit, 0)
     found = gap_questions(session, rule=rule, since=since, until=until)
+    verdicts: tuple[Verdict, ...] = ("gap", "answered_badly")
     groups = [
         (verdict, g)
-        for verdict in ("gap", "answered_badly")
+        for verdict in verdicts
         for g in group_questions(found[verdict], period="week")[:limit]
     ]
     outcome = outcomes_of(
@@ -168,13 +170,13 @@ def gap_resolution(
     )
     out: list[GapResolution] = []
     for verdict, g in groups:
-        counts = {o: 0 for o in OUTCOMES}
+        counts: dict[str, int] = {o: 0 for o in OUTCOMES}
         for c in g.conversation_ids:
             if c in outcome:
                 counts[outcome[c]] += 1
         out.append(
             GapResolution(
-                list=verdict,
+                verdict=verdict,
                 question=g.question,
                 questions=g.count,
                 conversations=len(g.conversation_ids),

@@ -112,7 +112,7 @@ def test_outcomes_per_top_card_and_per_knowledge_gap_group(env_both: ApiEnv) -> 
     assert {c["conversation_id"] for c in behind} == {k for k, v in top.items() if v == card}
     groups = env.client.get(f"{path}/gaps", params=since, headers=admin).json()
     office = next(g for g in groups if g["question"] == UNCOVERED)
-    assert office["list"] == "gap" and office["questions"] == 1
+    assert office["verdict"] == "gap" and office["questions"] == 1
     assert office["conversation_ids"] == [gap] and office["conversations"] == 1
     assert office["counts"]["unresolved"] == 1 and office["resolution_rate"] == 0.0
 

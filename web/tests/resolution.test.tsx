@@ -111,7 +111,7 @@ describe("the outcomes per knowledge-gap group", () => {
   it("show each group's list, counts and rates, and link its newest conversations", () => {
     const ids = ["c1", "c2", "c3", "c4"];
     const group: GapResolution = {
-      list: "gap",
+      verdict: "gap",
       question: "where is your office in berlin",
       questions: 5,
       conversations: 4,
@@ -120,7 +120,7 @@ describe("the outcomes per knowledge-gap group", () => {
     };
     const html = renderToStaticMarkup(
       <GapResolutionTable
-        rows={[group, { ...group, list: "answered_badly", question: "refunds" }]}
+        rows={[group, { ...group, verdict: "answered_badly", question: "refunds" }]}
       />,
     );
     expect(html).toContain("Knowledge gap");

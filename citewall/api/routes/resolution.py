@@ -161,7 +161,7 @@ def gap_resolution(
     )
     return [
         GapResolutionPublic(
-            list=r.list,
+            verdict=r.verdict,
             question=r.question,
             questions=r.questions,
             conversations=r.conversations,

@@ -164,7 +164,7 @@ export function CardResolutionTable(props: {
   );
 }
 
-const GAP_LIST: Record<GapResolution["list"], string> = {
+const GAP_LIST: Record<GapResolution["verdict"], string> = {
   gap: "Knowledge gap",
   answered_badly: "Answered badly",
 };
@@ -174,7 +174,7 @@ export const LINKED_CONVERSATIONS = 3;
 
 const GAP_COLUMNS: readonly Column<GapResolution>[] = [
   { header: "Questions like", cell: (g) => g.question },
-  { header: "List", cell: (g) => GAP_LIST[g.list] },
+  { header: "List", cell: (g) => GAP_LIST[g.verdict] },
   { header: "Questions", numeric: true, cell: (g) => g.questions },
   { header: "Conversations", numeric: true, cell: (g) => g.conversations },
   ...outcomeColumns<GapResolution>(),
@@ -198,7 +198,7 @@ export function GapResolutionTable(props: { rows: readonly GapResolution[] }): R
       className="resolution-gaps"
       columns={GAP_COLUMNS}
       rows={props.rows}
-      rowKey={(g) => `${g.list}:${g.question}`}
+      rowKey={(g) => `${g.verdict}:${g.question}`}
       empty={NO_GAP_GROUPS}
     />
   );

@@ -1813,7 +1813,8 @@ export interface components {
     };
     /**
      * GapResolutionPublic
-     * @description A knowledge-gap group (its list, naming question and number of questions) and the
+     * @description A knowledge-gap group (its list, ``verdict``; its naming question and number of
+     *     questions) and the
      *     outcomes of its distinct conversations; ``conversation_ids``: the newest of them.
      */
     GapResolutionPublic: {
@@ -1829,10 +1830,10 @@ export interface components {
       /** Abandoned Rate */
       abandoned_rate: number | null;
       /**
-       * List
+       * Verdict
        * @enum {string}
        */
-      list: "gap" | "answered_badly";
+      verdict: "gap" | "answered_badly";
       /** Question */
       question: string;
       /** Questions */
