@@ -130,6 +130,9 @@ def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
         == 422
     )
     assert env.client.get(path, headers=env.auth("member")).status_code == 403
+    # A card id no database can store is refused, not sent to the database.
+    nul = env.client.get(f"{path}/conversations", params={"top_card_id": "card\x00"}, headers=admin)
+    assert nul.status_code == 422, nul.text
     for part in ("cards", "gaps"):
         assert (
             env.client.get(f"{path}/{part}", params={"limit": 0}, headers=admin).status_code == 422

@@ -82,7 +82,10 @@ def outcome_conversations(
     runtime: RuntimeDep,
     admin: AdminUser,
     outcome: Outcome | None = Query(None),
-    top_card_id: str | None = Query(None, max_length=200, description="Whose top card it is"),
+    # No database stores NUL in text: such an id is refused up front, not sent to the query.
+    top_card_id: str | None = Query(
+        None, max_length=200, pattern=r"^[^\x00]+$", description="Whose top card it is"
+    ),
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(100, ge=1, le=resolution.MAX_LISTED),
