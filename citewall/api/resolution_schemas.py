@@ -1,5 +1,5 @@
-"""Wire schemas of the resolution report: conversations by outcome per period, and the
-conversations behind a number (admin)."""
+"""Wire schemas of the resolution report: conversations by outcome per period, per top card
+and per knowledge-gap group, and the conversations behind a number (admin)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from citewall.retrieval.covered import Verdict
 from citewall.storage.resolution import Outcome
 
 
@@ -55,3 +56,35 @@ class OutcomeConversationPublic(BaseModel):
     created_at: datetime
     last_at: datetime
     outcome: Outcome
+    top_card_id: str | None
+
+
+class GroupOutcomes(BaseModel):
+    """A group's conversations by outcome, and the shares of the decided ones."""
+
+    counts: OutcomeCounts
+    decided: int
+    resolution_rate: float | None
+    escalation_rate: float | None
+    unresolved_rate: float | None
+    abandoned_rate: float | None
+
+
+class CardResolutionPublic(GroupOutcomes):
+    """The conversations a card was the top card of (``title`` null: no longer in the KB)."""
+
+    card_id: str
+    title: str | None
+    conversations: int
+
+
+class GapResolutionPublic(GroupOutcomes):
+    """A knowledge-gap group (its list, ``verdict``; its naming question and number of
+    questions) and the
+    outcomes of its distinct conversations; ``conversation_ids``: the newest of them."""
+
+    verdict: Verdict
+    question: str
+    questions: int
+    conversations: int
+    conversation_ids: list[str]

@@ -82,6 +82,8 @@ class GapGroup:
     last_asked: datetime | None = None
     examples: list[GapQuestion] = field(default_factory=list)
     per_period: Counter[str] = field(default_factory=Counter)
+    #: The distinct conversations its questions were asked in, in the order first met.
+    conversation_ids: dict[str, None] = field(default_factory=dict)
 
 
 def period_start(when: datetime, period: Period) -> str:
@@ -135,6 +137,7 @@ def group_questions(questions: Sequence[GapQuestion], *, period: Period) -> list
         if len(group.examples) < EXAMPLES:
             group.examples.append(q)
         group.per_period[period_start(q.asked_at, period)] += 1
+        group.conversation_ids.setdefault(q.conversation_id)
     epoch = datetime.min.replace(tzinfo=UTC)
     return sorted(groups, key=lambda g: (-g.count, -(g.last_asked or epoch).timestamp()))
 

@@ -14,6 +14,10 @@ The rules, first match wins (``OUTCOME_RULES``; docs/handoff.md, "Resolution"):
 "Resolved" means no sign of failure, not a confirmed fix: a member who gave up without rating
 or asking for a person counts as resolved. A conversation is counted in the period it began
 (UTC); counts come from SQL, rates are divided in Python, so both databases agree.
+
+A conversation's **top card** is the card retrieval ranked first for its first answer that
+retrieved anything (None: no answer did); ``storage.resolution_groups`` counts outcomes per
+top card and per knowledge-gap group.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from citewall.storage.analytics import as_utc, time_window
 from citewall.storage.dialect import period_start
 from citewall.storage.failures import storage_errors
 from citewall.storage.headline import rate
-from citewall.storage.models import Conversation, Feedback, Handoff, Message, User
+from citewall.storage.models import Conversation, Feedback, Handoff, Message, RetrievalEvent, User
 from citewall.storage.paging import check_page
 
 Outcome = Literal["resolved", "escalated", "unresolved", "abandoned", "open"]
@@ -51,8 +55,8 @@ def conversation_outcomes(
     small_talk_replies: Collection[str] = (),
 ) -> Subquery:
     """One row per conversation: ``(conversation_id, user_id, title, created_at, last_at,
-    outcome)``, the outcome by the module's rules at ``now``: correlated counts and one CASE,
-    the same SQL on both databases."""
+    top_card_id, outcome)``, the outcome by the module's rules at ``now``: correlated counts and
+    one CASE, the same SQL on both databases."""
     conv = Conversation.__table__.c
     mine = Message.conversation_id == Conversation.id
     assistant = and_(mine, Message.role == "assistant")
@@ -100,6 +104,15 @@ def conversation_outcomes(
         select(func.max(Message.created_at)).where(mine).correlate(Conversation).scalar_subquery(),
         Conversation.created_at,
     )
+    top_card = (
+        select(RetrievalEvent.card_id)
+        .join(Message, Message.id == RetrievalEvent.message_id)
+        .where(RetrievalEvent.conversation_id == Conversation.id)
+        .order_by(Message.seq, RetrievalEvent.final_rank, RetrievalEvent.id)
+        .limit(1)
+        .correlate(Conversation)
+        .scalar_subquery()
+    )
     outcome = case(
         (handoffs > 0, literal("escalated")),
         (or_(not_found > 0, rated_down > 0), literal("unresolved")),
@@ -114,6 +127,7 @@ def conversation_outcomes(
             conv.title.label("title"),
             conv.created_at.label("created_at"),
             last_at.label("last_at"),
+            top_card.label("top_card_id"),
             outcome.label("outcome"),
         )
         .select_from(Conversation)
@@ -199,6 +213,7 @@ class OutcomeConversation:
     created_at: datetime
     last_at: datetime
     outcome: str
+    top_card_id: str | None = None
 
 
 def outcome_conversations(
@@ -207,14 +222,16 @@ def outcome_conversations(
     now: datetime,
     window: timedelta,
     outcome: Outcome | None = None,
+    top_card_id: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
     small_talk_replies: Collection[str] = (),
     limit: int = 100,
     offset: int = 0,
 ) -> list[OutcomeConversation]:
-    """The conversations begun in ``[since, until)`` (with ``outcome`` when given), newest
-    first: the conversations behind a count of ``resolution_report``."""
+    """The conversations begun in ``[since, until)`` (with ``outcome`` and ``top_card_id``
+    when given), newest first: the conversations behind a count of ``resolution_report`` or
+    ``card_resolution``."""
     check_page(limit, offset)
     if outcome is not None and outcome not in OUTCOMES:
         raise UserError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
@@ -222,6 +239,8 @@ def outcome_conversations(
     conditions = time_window(outcomes.c.created_at, as_utc(since), as_utc(until))
     if outcome is not None:
         conditions.append(outcomes.c.outcome == outcome)
+    if top_card_id is not None:
+        conditions.append(outcomes.c.top_card_id == top_card_id)
     query = (
         select(outcomes, User.name)
         .join(User, User.id == outcomes.c.user_id)
@@ -241,6 +260,7 @@ def outcome_conversations(
             created_at=r.created_at,
             last_at=r.last_at,
             outcome=str(r.outcome),
+            top_card_id=None if r.top_card_id is None else str(r.top_card_id),
         )
         for r in rows
     ]

@@ -1,10 +1,11 @@
 """The resolution report through the API: an answered conversation is open until its window
 closes, then resolved; a "Not helpful" rating makes one unresolved and a handoff one escalated;
-the conversations behind each number are listed; bad parameters are a 422, a member a 403.
-SQLite and PostgreSQL."""
+the conversations behind each number are listed; the outcomes per top card and per
+knowledge-gap group; bad parameters are a 422, a member a 403. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from datetime import timedelta
 
@@ -73,6 +74,49 @@ def test_outcomes_per_period_and_the_conversations_behind_them(env_both: ApiEnv)
     }
 
 
+UNCOVERED = "where is your office in berlin"
+
+
+def test_outcomes_per_top_card_and_per_knowledge_gap_group(env_both: ApiEnv) -> None:
+    env = env_both
+    admin = env.auth("admin")
+    since = {"since": utcnow().isoformat()}
+    fine = env.chat("member", EXTERNAL_QUESTION).json()["conversation_id"]
+    rated = env.chat("member", EXTERNAL_QUESTION).json()
+    env.client.put(
+        f"/api/v1/messages/{rated['message_id']}/feedback",
+        json={"rating": "down"},
+        headers=env.auth("member"),
+    )
+    gap = env.chat("member", UNCOVERED).json()["conversation_id"]
+    path = "/api/v1/admin/analytics/resolution"
+    listed = env.client.get(f"{path}/conversations", params=since, headers=admin).json()
+    top = {c["conversation_id"]: c["top_card_id"] for c in listed}
+    assert set(top) == {fine, rated["conversation_id"], gap}
+    # The same question, the same card ranked first.
+    card = top[fine]
+    assert card is not None and top[rated["conversation_id"]] == card
+    cards = env.client.get(f"{path}/cards", params=since, headers=admin).json()
+    want: dict[str, Counter[str]] = {}
+    for c in listed:
+        if c["top_card_id"] is not None:
+            want.setdefault(c["top_card_id"], Counter())[c["outcome"]] += 1
+    assert {r["card_id"]: r["conversations"] for r in cards} == {
+        k: sum(v.values()) for k, v in want.items()
+    }
+    row = next(r for r in cards if r["card_id"] == card)
+    assert row["title"] and row["counts"]["open"] >= 1 and row["counts"]["unresolved"] >= 1
+    behind = env.client.get(
+        f"{path}/conversations", params=since | {"top_card_id": card}, headers=admin
+    ).json()
+    assert {c["conversation_id"] for c in behind} == {k for k, v in top.items() if v == card}
+    groups = env.client.get(f"{path}/gaps", params=since, headers=admin).json()
+    office = next(g for g in groups if g["question"] == UNCOVERED)
+    assert office["verdict"] == "gap" and office["questions"] == 1
+    assert office["conversation_ids"] == [gap] and office["conversations"] == 1
+    assert office["counts"]["unresolved"] == 1 and office["resolution_rate"] == 0.0
+
+
 def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
     env = env_both
     admin = env.auth("admin")
@@ -86,3 +130,11 @@ def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
         == 422
     )
     assert env.client.get(path, headers=env.auth("member")).status_code == 403
+    # A card id no database can store is refused, not sent to the database.
+    nul = env.client.get(f"{path}/conversations", params={"top_card_id": "card\x00"}, headers=admin)
+    assert nul.status_code == 422, nul.text
+    for part in ("cards", "gaps"):
+        assert (
+            env.client.get(f"{path}/{part}", params={"limit": 0}, headers=admin).status_code == 422
+        )
+        assert env.client.get(f"{path}/{part}", headers=env.auth("member")).status_code == 403

@@ -505,6 +505,7 @@ describe("the analytics page against the API (fetch mocked)", () => {
     expect(requests.every((r) => r.auth === "Bearer t0k")).toBe(true);
     const row = container.querySelector("table.performance-table tbody tr");
     expect(row?.querySelector(".helpful-rate")?.textContent).toBe("75.0%");
+    expect(row?.querySelector(".handoffs")?.textContent).toBe("1");
     const worst = container.querySelector<HTMLAnchorElement>("table.worst-answers a");
     expect(worst?.getAttribute("href")).toBe("/admin/conversations/conv%201");
     expect(container.querySelector(".chart-legend")?.textContent).toContain("Times retrieved");

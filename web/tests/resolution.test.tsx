@@ -1,12 +1,25 @@
+// @vitest-environment happy-dom
 /**
  * The Resolution page's parts: one stacked bar per period with a segment per outcome, sized by
- * its count; and the table's rates.
+ * its count; the table's rates; the outcomes per top card (a removed card named by its id, its
+ * count picking the card whose conversations are listed) and per knowledge-gap group (linking
+ * its newest conversations).
  */
+import { act } from "react";
+import { createRoot } from "react-dom/client";
 import { renderToStaticMarkup } from "react-dom/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
-import { OUTCOMES, OutcomeBars } from "../src/admin/AdminResolution";
-import type { ResolutionPeriod } from "../src/api/types";
+import {
+  CardResolutionTable,
+  GapResolutionTable,
+  LINKED_CONVERSATIONS,
+  NO_GAP_GROUPS,
+  NO_TOP_CARDS,
+  OUTCOMES,
+  OutcomeBars,
+} from "../src/admin/AdminResolution";
+import type { CardResolution, GapResolution, ResolutionPeriod } from "../src/api/types";
 
 function period(start: string, counts: Partial<ResolutionPeriod["counts"]>): ResolutionPeriod {
   const full = { resolved: 0, escalated: 0, unresolved: 0, abandoned: 0, open: 0, ...counts };
@@ -45,5 +58,77 @@ describe("the outcome bars", () => {
   it("draw nothing for no period", () => {
     const html = renderToStaticMarkup(<OutcomeBars periods={[]} width={400} />);
     expect(html).not.toContain("<rect");
+  });
+});
+
+function shares(
+  counts: Partial<ResolutionPeriod["counts"]>,
+): Omit<ResolutionPeriod, "period_start"> {
+  const { period_start: _, ...rest } = period("", counts);
+  return rest;
+}
+
+describe("the outcomes per top card", () => {
+  const rows: CardResolution[] = [
+    {
+      card_id: "refunds",
+      title: "Refunds",
+      conversations: 4,
+      ...shares({ resolved: 3, escalated: 1 }),
+    },
+    { card_id: "gone", title: null, conversations: 1, ...shares({ unresolved: 1 }) },
+  ];
+
+  it("show each card's counts and rates, a removed card by its id", () => {
+    const html = renderToStaticMarkup(<CardResolutionTable rows={rows} onPick={() => {}} />);
+    expect(html.match(/data-card=/g)).toHaveLength(2);
+    expect(html).toContain('href="/admin/cards/refunds"');
+    expect(html).toContain(">Refunds</a>");
+    expect(html).toContain("gone (removed)");
+    expect(html).toContain(">75.0%</td>");
+    expect(html).toContain(">25.0%</td>");
+  });
+
+  it("pick the card whose conversations are listed", () => {
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    const picked = vi.fn();
+    const host = document.createElement("div");
+    const root = createRoot(host);
+    act(() => root.render(<CardResolutionTable rows={rows} onPick={picked} />));
+    host.querySelector<HTMLButtonElement>('[data-card="gone"] button')?.click();
+    expect(picked).toHaveBeenCalledWith("gone");
+    act(() => root.unmount());
+  });
+
+  it("say why the table is empty", () => {
+    expect(renderToStaticMarkup(<CardResolutionTable rows={[]} onPick={() => {}} />)).toContain(
+      NO_TOP_CARDS,
+    );
+  });
+});
+
+describe("the outcomes per knowledge-gap group", () => {
+  it("show each group's list, counts and rates, and link its newest conversations", () => {
+    const ids = ["c1", "c2", "c3", "c4"];
+    const group: GapResolution = {
+      verdict: "gap",
+      question: "where is your office in berlin",
+      questions: 5,
+      conversations: 4,
+      conversation_ids: ids,
+      ...shares({ unresolved: 3, escalated: 1 }),
+    };
+    const html = renderToStaticMarkup(
+      <GapResolutionTable
+        rows={[group, { ...group, verdict: "answered_badly", question: "refunds" }]}
+      />,
+    );
+    expect(html).toContain("Knowledge gap");
+    expect(html).toContain("Answered badly");
+    expect(html.match(/href="\/admin\/conversations\//g)).toHaveLength(2 * LINKED_CONVERSATIONS);
+    expect(html).toContain('href="/admin/conversations/c1"');
+    expect(html).not.toContain('href="/admin/conversations/c4"');
+    expect(html).toContain(">25.0%</td>");
+    expect(renderToStaticMarkup(<GapResolutionTable rows={[]} />)).toContain(NO_GAP_GROUPS);
   });
 });

@@ -1,6 +1,7 @@
 """Resolution analytics (admin): how many conversations the assistant resolved, escalated to a
-person, left unresolved or saw abandoned, per day or week, and the conversations behind each
-number (``storage.resolution``; docs/handoff.md, "Resolution")."""
+person, left unresolved or saw abandoned, per day or week, per top card and per knowledge-gap
+group, and the conversations behind each number (``storage.resolution``,
+``storage.resolution_groups``; docs/handoff.md, "Resolution")."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from fastapi import APIRouter, Query
 
 from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
 from citewall.api.resolution_schemas import (
+    CardResolutionPublic,
+    GapResolutionPublic,
     OutcomeConversationPublic,
     OutcomeCounts,
     ResolutionPeriodPublic,
@@ -20,8 +23,10 @@ from citewall.api.resolution_schemas import (
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import MAX_OFFSET
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
-from citewall.storage import resolution
+from citewall.retrieval.covered import GapRule
+from citewall.storage import resolution, resolution_groups
 from citewall.storage.resolution import Outcome, ResolutionPeriodRow
+from citewall.storage.resolution_groups import GroupResolution
 
 router = APIRouter(
     prefix="/api/v1/admin/analytics",
@@ -33,6 +38,10 @@ router = APIRouter(
 def _period(row: ResolutionPeriodRow) -> ResolutionPeriodPublic:
     fields = dataclasses.asdict(row)
     return ResolutionPeriodPublic(**{**fields, "counts": OutcomeCounts(**row.counts)})
+
+
+def _outcomes(group: GroupResolution) -> dict[str, Any]:
+    return {**dataclasses.asdict(group), "counts": OutcomeCounts(**group.counts)}
 
 
 @router.get("/resolution", response_model=ResolutionReportPublic)
@@ -73,18 +82,23 @@ def outcome_conversations(
     runtime: RuntimeDep,
     admin: AdminUser,
     outcome: Outcome | None = Query(None),
+    # No database stores NUL in text: such an id is refused up front, not sent to the query.
+    top_card_id: str | None = Query(
+        None, max_length=200, pattern=r"^[^\x00]+$", description="Whose top card it is"
+    ),
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(100, ge=1, le=resolution.MAX_LISTED),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The conversations behind a number of the report: begun in ``[since, until)``, with
-    ``outcome`` when given, newest first."""
+    ``outcome`` and ``top_card_id`` when given, newest first."""
     rows = resolution.outcome_conversations(
         session,
         now=runtime.clock(),
         window=timedelta(hours=runtime.settings.resolution_window_hours),
         outcome=outcome,
+        top_card_id=top_card_id,
         since=since,
         until=until,
         small_talk_replies=SMALL_TALK_REPLIES,
@@ -92,3 +106,70 @@ def outcome_conversations(
         offset=offset,
     )
     return [OutcomeConversationPublic(**dataclasses.asdict(r)) for r in rows]
+
+
+@router.get("/resolution/cards", response_model=list[CardResolutionPublic])
+def card_resolution(
+    session: SessionDep,
+    runtime: RuntimeDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None, description="Conversations begun at or after"),
+    until: datetime | None = Query(None, description="Conversations begun before"),
+    limit: int = Query(50, ge=1, le=500, description="Cards returned, most conversations first"),
+) -> Any:
+    """Conversations begun in ``[since, until)`` by top card (the card ranked first for the
+    conversation's first answer that retrieved anything) and outcome, with the shares."""
+    rows = resolution_groups.card_resolution(
+        session,
+        now=runtime.clock(),
+        window=timedelta(hours=runtime.settings.resolution_window_hours),
+        since=since,
+        until=until,
+        small_talk_replies=SMALL_TALK_REPLIES,
+        limit=limit,
+    )
+    return [
+        CardResolutionPublic(
+            card_id=r.card_id,
+            title=r.title,
+            conversations=r.conversations,
+            **_outcomes(r.outcomes),
+        )
+        for r in rows
+    ]
+
+
+@router.get("/resolution/gaps", response_model=list[GapResolutionPublic])
+def gap_resolution(
+    session: SessionDep,
+    runtime: RuntimeDep,
+    admin: AdminUser,
+    since: datetime | None = Query(None, description="Questions asked at or after"),
+    until: datetime | None = Query(None, description="Questions asked before"),
+    limit: int = Query(50, ge=1, le=500, description="Groups returned per list, largest first"),
+) -> Any:
+    """The knowledge-gap groups (both lists, grouped as the knowledge-gaps report groups them)
+    of the questions asked in ``[since, until)``, with the outcomes of their conversations."""
+    s = runtime.settings
+    rule = GapRule(min_coverage=s.knowledge_gap_min_coverage, low_support=s.knowledge_gap_support)
+    rows = resolution_groups.gap_resolution(
+        session,
+        rule=rule,
+        now=runtime.clock(),
+        window=timedelta(hours=s.resolution_window_hours),
+        since=since,
+        until=until,
+        small_talk_replies=SMALL_TALK_REPLIES,
+        limit=limit,
+    )
+    return [
+        GapResolutionPublic(
+            verdict=r.verdict,
+            question=r.question,
+            questions=r.questions,
+            conversations=r.conversations,
+            conversation_ids=r.conversation_ids,
+            **_outcomes(r.outcomes),
+        )
+        for r in rows
+    ]

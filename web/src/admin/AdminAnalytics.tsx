@@ -78,6 +78,12 @@ const PERFORMANCE_COLUMNS: readonly Column<EntryPerformance>[] = [
   { header: "Helpful", numeric: true, cell: (r) => r.helpful },
   { header: "Unhelpful", numeric: true, cell: (r) => r.unhelpful },
   { header: "Helpful rate", numeric: true, className: "helpful-rate", cell: helpfulRate },
+  {
+    header: <abbr title="Requests for a person after an answer that cited the card">Handoffs</abbr>,
+    numeric: true,
+    className: "handoffs",
+    cell: (r) => r.handoffs,
+  },
   { header: "Kind", cell: (r) => (r.is_external ? "external" : "internal") },
 ];
 

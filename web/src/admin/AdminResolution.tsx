@@ -1,17 +1,25 @@
 /**
  * Resolution (admin): the conversations of each day or week by outcome, drawn as stacked bars
- * (inline SVG, colours from the stylesheet), the counts and rates in a table, and the
- * conversations behind the outcome picked. "Resolved" means no sign of failure, not a
+ * (inline SVG, colours from the stylesheet), the counts and rates in a table, the outcomes per
+ * top card and per knowledge-gap group, and the conversations behind the outcome (and card)
+ * picked. "Resolved" means no sign of failure, not a
  * confirmed fix; a conversation is `open` until its window closes.
  */
 import { useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { Outcome, ResolutionPeriod } from "../api/types";
+import type {
+  CardResolution,
+  GapResolution,
+  Outcome,
+  OutcomeCounts,
+  ResolutionPeriod,
+} from "../api/types";
 import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatRate } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
 import { DataTable, type Column } from "./DataTable";
 import { ChartFrame } from "./PerformanceChart";
@@ -83,26 +91,127 @@ export function OutcomeBars(props: {
   );
 }
 
+/** The outcome counts and the resolution and escalation rates of a group's conversations. */
+interface Outcomes {
+  counts: OutcomeCounts;
+  resolution_rate: number | null;
+  escalation_rate: number | null;
+}
+
+function outcomeColumns<T extends Outcomes>(): Column<T>[] {
+  return [
+    ...OUTCOMES.map((o): Column<T> => ({
+      header: o.label,
+      numeric: true,
+      cell: (r) => r.counts[o.value],
+    })),
+    {
+      header: "Resolution rate",
+      numeric: true,
+      testId: "resolution-rate",
+      cell: (r) => formatRate(r.resolution_rate),
+    },
+    { header: "Escalation rate", numeric: true, cell: (r) => formatRate(r.escalation_rate) },
+  ];
+}
+
 const PERIOD_COLUMNS: readonly Column<ResolutionPeriod>[] = [
   { header: "Period", cell: (p) => p.period_start || "All" },
-  ...OUTCOMES.map((o): Column<ResolutionPeriod> => ({
-    header: o.label,
-    numeric: true,
-    cell: (p) => p.counts[o.value],
-  })),
-  {
-    header: "Resolution rate",
-    numeric: true,
-    testId: "resolution-rate",
-    cell: (p) => formatRate(p.resolution_rate),
-  },
-  { header: "Escalation rate", numeric: true, cell: (p) => formatRate(p.escalation_rate) },
+  ...outcomeColumns<ResolutionPeriod>(),
 ];
 
-function ConversationsBehind(props: { client: ApiClient; outcome: Outcome }): ReactNode {
+export const NO_TOP_CARDS = "No conversation has a top card yet: no answer retrieved a card.";
+export const NO_GAP_GROUPS = "No knowledge gap and no question answered badly yet.";
+
+/** Outcomes per top card; "Conversations" picks the card whose conversations are listed. */
+export function CardResolutionTable(props: {
+  rows: readonly CardResolution[];
+  onPick: (cardId: string) => void;
+}): ReactNode {
+  const columns: Column<CardResolution>[] = [
+    {
+      header: "Top card",
+      cell: (r) => (
+        <CardLink id={r.card_id}>{r.title ?? <code>{`${r.card_id} (removed)`}</code>}</CardLink>
+      ),
+    },
+    {
+      header: "Conversations",
+      numeric: true,
+      cell: (r) => (
+        <button
+          type="button"
+          className="link-button"
+          aria-label={`Conversations whose top card is ${r.title ?? r.card_id}`}
+          onClick={() => props.onPick(r.card_id)}
+        >
+          {r.conversations}
+        </button>
+      ),
+    },
+    ...outcomeColumns<CardResolution>(),
+  ];
+  return (
+    <DataTable
+      label="Outcomes per top card"
+      className="resolution-cards"
+      columns={columns}
+      rows={props.rows}
+      rowKey={(r) => r.card_id}
+      rowData={(r) => ({ card: r.card_id })}
+      empty={NO_TOP_CARDS}
+    />
+  );
+}
+
+const GAP_LIST: Record<GapResolution["verdict"], string> = {
+  gap: "Knowledge gap",
+  answered_badly: "Answered badly",
+};
+
+/** How many of a group's conversations are linked in its row. */
+export const LINKED_CONVERSATIONS = 3;
+
+const GAP_COLUMNS: readonly Column<GapResolution>[] = [
+  { header: "Questions like", cell: (g) => g.question },
+  { header: "List", cell: (g) => GAP_LIST[g.verdict] },
+  { header: "Questions", numeric: true, cell: (g) => g.questions },
+  { header: "Conversations", numeric: true, cell: (g) => g.conversations },
+  ...outcomeColumns<GapResolution>(),
+  {
+    header: "Newest conversations",
+    cell: (g) =>
+      g.conversation_ids.slice(0, LINKED_CONVERSATIONS).map((id, i) => (
+        <span key={id}>
+          {i > 0 ? ", " : ""}
+          <NavLink to={conversationPath(id)}>{`#${i + 1}`}</NavLink>
+        </span>
+      )),
+  },
+];
+
+/** Outcomes per knowledge-gap group (both lists of the knowledge-gaps report). */
+export function GapResolutionTable(props: { rows: readonly GapResolution[] }): ReactNode {
+  return (
+    <DataTable
+      label="Outcomes per knowledge-gap group"
+      className="resolution-gaps"
+      columns={GAP_COLUMNS}
+      rows={props.rows}
+      rowKey={(g) => `${g.verdict}:${g.question}`}
+      empty={NO_GAP_GROUPS}
+    />
+  );
+}
+
+function ConversationsBehind(props: {
+  client: ApiClient;
+  outcome: Outcome;
+  card: string | null;
+}): ReactNode {
   const state = useLoad(
-    () => props.client.outcomeConversations(props.outcome),
-    [props.client, props.outcome],
+    () => props.client.outcomeConversations(props.outcome, props.card),
+    [props.client, props.outcome, props.card],
   );
   return (
     <LoadState state={state} what="conversations">
@@ -123,7 +232,11 @@ function ConversationsBehind(props: { client: ApiClient; outcome: Outcome }): Re
           ]}
           rows={items}
           rowKey={(c) => c.conversation_id}
-          empty="No conversation has this outcome."
+          empty={
+            props.card === null
+              ? "No conversation has this outcome."
+              : "No conversation with this top card has this outcome."
+          }
         />
       )}
     </LoadState>
@@ -133,7 +246,10 @@ function ConversationsBehind(props: { client: ApiClient; outcome: Outcome }): Re
 export function AdminResolution(props: { client: ApiClient }): ReactNode {
   const [period, setPeriod] = useState<"day" | "week">("week");
   const [outcome, setOutcome] = useState<Outcome>("escalated");
+  const [card, setCard] = useState<string | null>(null);
   const state = useLoad(() => props.client.resolution(period), [props.client, period]);
+  const cards = useLoad(() => props.client.cardResolution(), [props.client]);
+  const groups = useLoad(() => props.client.gapResolution(), [props.client]);
   return (
     <section className="admin-page">
       <h1>Resolution</h1>
@@ -189,6 +305,18 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
           )
         }
       </LoadState>
+      <h2>Per top card</h2>
+      <p className="muted">
+        A conversation’s top card is the card ranked first for its first answer that retrieved
+        anything.
+      </p>
+      <LoadState state={cards} what="the outcomes per card">
+        {(rows) => <CardResolutionTable rows={rows} onPick={setCard} />}
+      </LoadState>
+      <h2>Per knowledge-gap group</h2>
+      <LoadState state={groups} what="the outcomes per knowledge-gap group">
+        {(rows) => <GapResolutionTable rows={rows} />}
+      </LoadState>
       <h2>The conversations behind a number</h2>
       <div className="filters">
         <label htmlFor="resolution-outcome">Outcome</label>
@@ -204,7 +332,15 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
           ))}
         </select>
       </div>
-      <ConversationsBehind client={props.client} outcome={outcome} />
+      {card !== null && (
+        <p data-testid="resolution-card-filter">
+          Whose top card is <code>{card}</code>{" "}
+          <button type="button" onClick={() => setCard(null)}>
+            Any card
+          </button>
+        </p>
+      )}
+      <ConversationsBehind client={props.client} outcome={outcome} card={card} />
     </section>
   );
 }

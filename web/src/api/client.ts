@@ -39,6 +39,8 @@ import type {
   HandoffStatus,
   Outcome,
   OutcomeConversation,
+  CardResolution,
+  GapResolution,
   ResolutionReport,
   KnowledgeGapFilter,
   KnowledgeGapReport,
@@ -357,11 +359,25 @@ export class ApiClient {
     return this.request<ResolutionReport>(`/admin/analytics/resolution${query({ period })}`);
   }
 
-  /** The conversations behind a number of the resolution report, newest first. */
-  outcomeConversations(outcome: Outcome | null): Promise<OutcomeConversation[]> {
+  /** The conversations behind a number of the resolution report (with `outcome`, and
+   * `topCardId` as their top card, when given), newest first. */
+  outcomeConversations(
+    outcome: Outcome | null,
+    topCardId: string | null = null,
+  ): Promise<OutcomeConversation[]> {
     return this.request<OutcomeConversation[]>(
-      `/admin/analytics/resolution/conversations${query({ outcome, limit: 200 })}`,
+      `/admin/analytics/resolution/conversations${query({ outcome, top_card_id: topCardId, limit: 200 })}`,
     );
+  }
+
+  /** Conversations by top card and outcome, the cards with most conversations first. */
+  cardResolution(): Promise<CardResolution[]> {
+    return this.request<CardResolution[]>("/admin/analytics/resolution/cards");
+  }
+
+  /** The knowledge-gap groups with the outcomes of their conversations. */
+  gapResolution(): Promise<GapResolution[]> {
+    return this.request<GapResolution[]>("/admin/analytics/resolution/gaps");
   }
 
   /** The handoff outbox, newest first (only `status` ones when given). */

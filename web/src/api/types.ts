@@ -765,9 +765,51 @@ export interface paths {
     /**
      * Outcome Conversations
      * @description The conversations behind a number of the report: begun in ``[since, until)``, with
-     *     ``outcome`` when given, newest first.
+     *     ``outcome`` and ``top_card_id`` when given, newest first.
      */
     get: operations["outcome_conversations_api_v1_admin_analytics_resolution_conversations_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/resolution/cards": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Card Resolution
+     * @description Conversations begun in ``[since, until)`` by top card (the card ranked first for the
+     *     conversation's first answer that retrieved anything) and outcome, with the shares.
+     */
+    get: operations["card_resolution_api_v1_admin_analytics_resolution_cards_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/analytics/resolution/gaps": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Gap Resolution
+     * @description The knowledge-gap groups (both lists, grouped as the knowledge-gaps report groups them)
+     *     of the questions asked in ``[since, until)``, with the outcomes of their conversations.
+     */
+    get: operations["gap_resolution_api_v1_admin_analytics_resolution_gaps_get"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1332,6 +1374,29 @@ export interface components {
       admin_proxy: boolean;
     };
     /**
+     * CardResolutionPublic
+     * @description The conversations a card was the top card of (``title`` null: no longer in the KB).
+     */
+    CardResolutionPublic: {
+      counts: components["schemas"]["OutcomeCounts"];
+      /** Decided */
+      decided: number;
+      /** Resolution Rate */
+      resolution_rate: number | null;
+      /** Escalation Rate */
+      escalation_rate: number | null;
+      /** Unresolved Rate */
+      unresolved_rate: number | null;
+      /** Abandoned Rate */
+      abandoned_rate: number | null;
+      /** Card Id */
+      card_id: string;
+      /** Title */
+      title: string | null;
+      /** Conversations */
+      conversations: number;
+    };
+    /**
      * ChatRequest
      * @description One member message; ``conversation_id`` null starts a new conversation.
      */
@@ -1749,6 +1814,38 @@ export interface components {
        */
       comment?: string | null;
     };
+    /**
+     * GapResolutionPublic
+     * @description A knowledge-gap group (its list, ``verdict``; its naming question and number of
+     *     questions) and the
+     *     outcomes of its distinct conversations; ``conversation_ids``: the newest of them.
+     */
+    GapResolutionPublic: {
+      counts: components["schemas"]["OutcomeCounts"];
+      /** Decided */
+      decided: number;
+      /** Resolution Rate */
+      resolution_rate: number | null;
+      /** Escalation Rate */
+      escalation_rate: number | null;
+      /** Unresolved Rate */
+      unresolved_rate: number | null;
+      /** Abandoned Rate */
+      abandoned_rate: number | null;
+      /**
+       * Verdict
+       * @enum {string}
+       */
+      verdict: "gap" | "answered_badly";
+      /** Question */
+      question: string;
+      /** Questions */
+      questions: number;
+      /** Conversations */
+      conversations: number;
+      /** Conversation Ids */
+      conversation_ids: string[];
+    };
     /** HTTPValidationError */
     HTTPValidationError: {
       /** Detail */
@@ -2039,6 +2136,8 @@ export interface components {
        * @enum {string}
        */
       outcome: "resolved" | "escalated" | "unresolved" | "abandoned" | "open";
+      /** Top Card Id */
+      top_card_id: string | null;
     };
     /**
      * OutcomeCounts
@@ -2415,6 +2514,7 @@ export type AdminSearchResponse = components["schemas"]["AdminSearchResponse"];
 export type AuditEntryPublic = components["schemas"]["AuditEntryPublic"];
 export type AuditPage = components["schemas"]["AuditPage"];
 export type AuthConfigPublic = components["schemas"]["AuthConfigPublic"];
+export type CardResolutionPublic = components["schemas"]["CardResolutionPublic"];
 export type ChatRequest = components["schemas"]["ChatRequest"];
 export type ChatResponsePublic = components["schemas"]["ChatResponsePublic"];
 export type ConversationPublic = components["schemas"]["ConversationPublic"];
@@ -2437,6 +2537,7 @@ export type FeedbackCard = components["schemas"]["FeedbackCard"];
 export type FeedbackPublic = components["schemas"]["FeedbackPublic"];
 export type FeedbackReport = components["schemas"]["FeedbackReport"];
 export type FeedbackRequest = components["schemas"]["FeedbackRequest"];
+export type GapResolutionPublic = components["schemas"]["GapResolutionPublic"];
 export type HTTPValidationError = components["schemas"]["HTTPValidationError"];
 export type HandoffAttemptRow = components["schemas"]["HandoffAttemptRow"];
 export type HandoffReceipt = components["schemas"]["HandoffReceipt"];
@@ -5368,6 +5469,8 @@ export interface operations {
     parameters: {
       query?: {
         outcome?: ("resolved" | "escalated" | "unresolved" | "abandoned" | "open") | null;
+        /** @description Whose top card it is */
+        top_card_id?: string | null;
         since?: string | null;
         until?: string | null;
         limit?: number;
@@ -5386,6 +5489,150 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["OutcomeConversationPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  card_resolution_api_v1_admin_analytics_resolution_cards_get: {
+    parameters: {
+      query?: {
+        /** @description Conversations begun at or after */
+        since?: string | null;
+        /** @description Conversations begun before */
+        until?: string | null;
+        /** @description Cards returned, most conversations first */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CardResolutionPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  gap_resolution_api_v1_admin_analytics_resolution_gaps_get: {
+    parameters: {
+      query?: {
+        /** @description Questions asked at or after */
+        since?: string | null;
+        /** @description Questions asked before */
+        until?: string | null;
+        /** @description Groups returned per list, largest first */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["GapResolutionPublic"][];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired bearer token. */
