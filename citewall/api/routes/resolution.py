@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
+from citewall.api.audit import AuditTrail
 from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
 from citewall.api.resolution_schemas import (
     CardResolutionPublic,
@@ -81,6 +82,7 @@ def outcome_conversations(
     session: SessionDep,
     runtime: RuntimeDep,
     admin: AdminUser,
+    trail: AuditTrail,
     outcome: Outcome | None = Query(None),
     # No database stores NUL in text: such an id is refused up front, not sent to the query.
     top_card_id: str | None = Query(
@@ -105,6 +107,8 @@ def outcome_conversations(
         limit=limit,
         offset=offset,
     )
+    # The titles are members' first questions.
+    trail.record(session, "conversations.list", "report:resolution", {"listed": len(rows)})
     return [OutcomeConversationPublic(**dataclasses.asdict(r)) for r in rows]
 
 
@@ -144,6 +148,7 @@ def gap_resolution(
     session: SessionDep,
     runtime: RuntimeDep,
     admin: AdminUser,
+    trail: AuditTrail,
     since: datetime | None = Query(None, description="Questions asked at or after"),
     until: datetime | None = Query(None, description="Questions asked before"),
     limit: int = Query(50, ge=1, le=500, description="Groups returned per list, largest first"),
@@ -162,6 +167,8 @@ def gap_resolution(
         small_talk_replies=SMALL_TALK_REPLIES,
         limit=limit,
     )
+    # A group is named by a member's question, as in the knowledge-gaps report.
+    trail.record(session, "knowledge_gaps.read", "report:resolution-gaps")
     return [
         GapResolutionPublic(
             verdict=r.verdict,
