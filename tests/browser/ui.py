@@ -77,7 +77,11 @@ DOM_WATCH = """
           // Only where answer, source, title or card text is shown; the app's own forms are fine.
           if (!el.closest(".turns, .conversations, .admin-page")) continue;
           const tag = el.tagName.toLowerCase();
-          if (BAD.includes(tag) && !el.classList.contains("chart") && !el.closest("svg.chart"))
+          // The admin's own "Save as test question" form (its contents are still watched).
+          const own = tag === "form" && el.parentElement
+            && el.parentElement.classList.contains("save-test-question");
+          if (BAD.includes(tag) && !own && !el.classList.contains("chart")
+              && !el.closest("svg.chart"))
             window.__badNodes.push(tag);
           for (const attr of el.attributes)
             if (/^on/i.test(attr.name)) window.__badNodes.push(tag + "[" + attr.name + "]");
