@@ -484,6 +484,12 @@ NAV_LINKS = """() => [...document.querySelectorAll("header nav a")].map((a) => {
 })"""
 
 
+#: The admin navigation: Chat and the ten admin pages (conversations, cards, analytics,
+#: retrieval events, knowledge gaps, resolution, handoffs, exposure, audit log, answer as a
+#: member).
+ADMIN_LINKS = 11
+
+
 def assert_nav_links_visible(page: Page, expected: int) -> None:
     """Every navigation link lies whole inside the phone's viewport, uncovered and unclipped."""
     links = page.evaluate(NAV_LINKS)
@@ -512,7 +518,7 @@ def test_phone_header_shows_every_link_whole(
             admin = ctx.new_page()
             sign_in(admin, shell_server.base_url, shell_server.tokens["ada"], path=path)
             expect(admin.get_by_role("heading", level=1)).to_have_text(title)
-            assert_nav_links_visible(admin, 7)
+            assert_nav_links_visible(admin, ADMIN_LINKS)
             admin.close()
     finally:
         ctx.close()
@@ -578,7 +584,7 @@ def test_phone_conversation_list_is_a_drawer_and_the_header_one_row(
         admin = ctx.new_page()
         sign_in(admin, shell_server.base_url, shell_server.tokens["ada"], path="/admin/events")
         expect(admin.get_by_role("heading", name="Retrieval events")).to_be_visible()
-        assert_nav_links_visible(admin, 7)
+        assert_nav_links_visible(admin, ADMIN_LINKS)
         expect(admin.get_by_role("button", name="Conversations", exact=True)).to_have_count(0)
     finally:
         ctx.close()
