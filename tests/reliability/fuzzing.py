@@ -40,6 +40,9 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
 )
 
+from citewall.storage import kb_sources
+from citewall.storage.types import utcnow
+
 from .rig import QUESTIONS, Rig
 
 # status_code_conformance is left out: undocumented statuses are counted per operation
@@ -109,10 +112,15 @@ def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     assert rig.client.post("/api/v1/chat", json=follow_up, headers=member).status_code == 200
     page = rig.client.get("/api/v1/admin/cards", params={"limit": 100}, headers=admin).json()
     everyone = rig.client.get("/api/v1/admin/conversations", headers=admin).json()
+    # A registered KB source (registering is `citewall sources add`, not an API route).
+    with rig.runtime.session_factory() as session:
+        found = kb_sources.find_source(session, "cards", "/kb/fuzzed.jsonl")
+        source = found or kb_sources.add_source(session, "cards", "/kb/fuzzed.jsonl", now=utcnow())
     return {
         "conversation_id": conversations,
         "card_id": [c["id"] for c in page["cards"]],
         "user_id": sorted({c["user_id"] for c in everyone}),
+        "source_id": [str(source.id)],
     }
 
 
@@ -129,6 +137,18 @@ def real_id_cases(operation: Any, path_ids: Mapping[str, Sequence[str]]) -> list
         operation.Case(path_parameters=dict(zip(names, ids, strict=True)))
         for ids in product(*(path_ids[n] for n in names))
     ]
+
+
+#: Operations a fuzzed id must not aim at a real record: an erasure cannot be undone, and the
+#: rig's member and admin must outlive the run (erasure has its own tests).
+IRREVERSIBLE = frozenset({"POST /api/v1/admin/users/{user_id}/erasure"})
+
+
+def _spare_real_users(case: Any) -> None:
+    """Move a generated integer user id past every user the rig made (it then answers 404)."""
+    user_id = (case.path_parameters or {}).get("user_id")
+    if isinstance(user_id, int) and not isinstance(user_id, bool):
+        case.path_parameters["user_id"] = abs(user_id) + 1_000_000
 
 
 def token_for(label: str, tokens: dict[str, str]) -> dict[str, str]:
@@ -167,6 +187,8 @@ def fuzz_operation(
         suppress_health_check=list(HealthCheck),
     )
     def run(case: Any) -> None:
+        if operation.label in IRREVERSIBLE:
+            _spare_real_users(case)
         stats.cases += 1
         stats.real_id_cases += case.formatted_path in real_paths
         try:

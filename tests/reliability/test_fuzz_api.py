@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .fuzzing import fuzz_operation, load_schema, operations, real_path_ids
+from .fuzzing import IRREVERSIBLE, fuzz_operation, load_schema, operations, real_path_ids
 from .rig import Rig
 
 #: Cases per operation and mode in the test suite (keeps the module well under a minute).
@@ -70,7 +70,9 @@ def test_fuzz_every_operation(
             id_routes[label] = stats
     assert not report, "\n".join(report[:10])
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
-    assert len(id_routes) == 9, sorted(id_routes)
+    # The {id} routes: of conversations, messages, cards, users (exposure, erasure), a source's
+    # runs, a handoff's conversation and a saved test question.
+    assert len(id_routes) == 13, sorted(id_routes)
     for label, stats in id_routes.items():
         two_xx = sum(n for code, n in stats.statuses.items() if 200 <= code < 300)
         if not label.startswith("GET "):  # writes: real ids in their own tests (real_id_cases)
@@ -104,6 +106,17 @@ def test_every_status_the_api_answers_is_documented(all_operations: dict[str, An
     assert not missing, missing
 
 
+#: Admin writes whose bodies and records this generic call does not make (a saved test
+#: question, its removal, an erasure): their own tests cover what they answer.
+ADMIN_WRITES = frozenset(
+    {
+        "POST /api/v1/admin/eval-questions",
+        "DELETE /api/v1/admin/eval-questions/{question_id}",
+        "POST /api/v1/admin/users/{user_id}/erasure",
+    }
+)
+
+
 def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
     shared_rig: Rig, all_operations: dict[str, Any], path_ids: dict[str, list[str]]
 ) -> None:
@@ -129,8 +142,13 @@ def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
         if "/admin/" in label:
             r = client.request(method, url, json=body, headers=shared_rig.auth("member"))
             assert r.status_code == 403, (label, r.status_code, r.text)
+            if label in IRREVERSIBLE:  # the admin erases a user who does not exist, not the rig's
+                url = path.replace("{user_id}", "999999")
             r = client.request(method, url, json=body, headers=shared_rig.auth("admin"))
-            assert r.status_code == 200, (label, r.status_code, r.text)
+            if label in ADMIN_WRITES:  # the token is accepted; the body is their own tests'
+                assert r.status_code not in (401, 403) and r.status_code < 500, (label, r.text)
+            else:
+                assert r.status_code == 200, (label, r.status_code, r.text)
     assert secured >= 12
 
 
