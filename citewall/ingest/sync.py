@@ -88,18 +88,21 @@ def _sync_site(
     confirm: bool,
     progress: bool,
 ) -> tuple[SyncRun, SourceState | None]:
+    # What the KB held before the crawl, as the ingest read it (not read a second time here).
+    stored: set[str] = set()
+
     def hold(crawl: CrawlResult, previous: Mapping[Site, PreviousCrawl]) -> str | None:
+        stored.update(url for site in previous.values() for url in site.pages)
         if confirm:
             return None
         for site in crawl.sites:
             if site.prune_blocked is None:  # only a whole list can remove pages
-                stored = len(previous[site.site].pages)
-                if (reason := held_reason(stored, site.listed)) is not None:
+                had = len(previous[site.site].pages)
+                if (reason := held_reason(had, site.listed)) is not None:
                     return f"{reason}; `citewall sync {source.id} --confirm` applies it"
         return None
 
     plan = plan_sites([source.location])
-    before = read_previous(plan, session_factory)
     report = ingest_sites(
         [source.location],
         settings,
@@ -118,7 +121,6 @@ def _sync_site(
         note = "; ".join(f"{s.site.key}: {s.prune_blocked}" for s in report.crawl.sites)
         failed = SyncRun(status="failed", started_at=utcnow(), refusals=refusals, note=note)
         return failed, None
-    stored = {url for previous in before.values() for url in previous.pages}
     unreadable = [r.url for r in report.refused if not r.gone and r.url in stored]
     failing = failing_after(source.failing, unreadable)
     after = read_previous(plan, session_factory)
