@@ -77,9 +77,8 @@ DOM_WATCH = """
           // Only where answer, source, title or card text is shown; the app's own forms are fine.
           if (!el.closest(".turns, .conversations, .admin-page")) continue;
           const tag = el.tagName.toLowerCase();
-          // The admin's own "Save as test question" form (its contents are still watched).
-          const own = tag === "form" && el.parentElement
-            && el.parentElement.classList.contains("save-test-question");
+          // A control the app itself renders (data-app-control); its contents are still watched.
+          const own = el.hasAttribute("data-app-control");
           if (BAD.includes(tag) && !own && !el.classList.contains("chart")
               && !el.closest("svg.chart"))
             window.__badNodes.push(tag);

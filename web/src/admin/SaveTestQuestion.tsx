@@ -72,9 +72,9 @@ export function SaveTestQuestion(props: {
   };
 
   return (
-    <details className="save-test-question" data-testid="save-test-question">
+    <details className="save-test-question" data-testid="save-test-question" data-app-control>
       <summary>Save as test question</summary>
-      <form onSubmit={(e) => void submit(e)}>
+      <form onSubmit={(e) => void submit(e)} data-app-control>
         <fieldset>
           <legend>What should have answered this question?</legend>
           <label>
