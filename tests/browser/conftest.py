@@ -8,8 +8,10 @@ The web UI must be built (``cd web && npm ci && npm run build``, done by scripts
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -40,6 +42,22 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SERVER_START_TIMEOUT_S = 120.0
+# Settings that only `citewall serve` reads: two servers that differ in nothing else can start
+# from one ingest (the demo KB takes 35-50 s to ingest on two cores; most servers here use it).
+SERVE_ONLY_SETTINGS = (
+    "CITEWALL_CONVERSATION_CONTEXT",
+    "CITEWALL_EMBED_ORIGINS",
+    "CITEWALL_EXAMPLE_QUESTIONS",
+    "CITEWALL_EXPOSURE_",
+    "CITEWALL_GENERATOR",
+    "CITEWALL_HANDOFF_",
+    "CITEWALL_LOG_LEVEL",
+    "CITEWALL_MEMBER_JWT_",
+    "CITEWALL_OPENAI_",
+    "CITEWALL_RATE_LIMIT_",
+    "CITEWALL_RERANK",
+)
+_INGESTED: dict[str, Path] = {}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -101,6 +119,38 @@ def _run(args: list[str], env: dict[str, str], what: str) -> str:
     return proc.stdout
 
 
+def _ingest_key(kb_files: list[Path], env: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for f in kb_files:
+        digest.update(f"{f.resolve()}\0".encode())
+        digest.update(hashlib.sha256(f.read_bytes()).digest() if f.is_file() else b"dir")
+    for key in sorted(env):
+        ingest_setting = key.startswith("CITEWALL_") and key != "CITEWALL_DATA_DIR"
+        if ingest_setting and not key.startswith(SERVE_ONLY_SETTINGS):
+            digest.update(f"{key}={env[key]}\0".encode())
+    return digest.hexdigest()
+
+
+def ingest(
+    data_dir: Path, kb_files: list[Path], more_ingests: Sequence[Sequence[str]], env: dict[str, str]
+) -> None:
+    """``citewall ingest`` into ``data_dir``; card files alone (no site crawl, which a test's
+    loopback site makes differ every time) ingested once per session with the same settings,
+    and copied from then on (before any user is added, so each server's users are its own)."""
+    cacheable = not more_ingests and all(f.is_file() for f in kb_files)
+    key = _ingest_key(kb_files, env) if cacheable else ""
+    if key in _INGESTED:
+        shutil.copytree(_INGESTED[key], data_dir, dirs_exist_ok=True)
+        return
+    _run(["ingest", "--no-progress", *map(str, kb_files)], env, "citewall ingest")
+    for args in more_ingests:
+        _run(["ingest", "--no-progress", *args], env, "citewall ingest")
+    if cacheable:
+        kept = data_dir.parent / f"{data_dir.name}-ingested"
+        shutil.copytree(data_dir, kept)
+        _INGESTED[key] = kept
+
+
 def start_server(
     tmp: Path,
     kb_files: list[Path],
@@ -126,9 +176,7 @@ def start_server(
     }
     for key in ("CITEWALL_DATABASE_URL", "CITEWALL_CHROMA_URL"):
         env.pop(key, None)
-    _run(["ingest", "--no-progress", *map(str, kb_files)], env, "citewall ingest")
-    for args in more_ingests:
-        _run(["ingest", "--no-progress", *args], env, "citewall ingest")
+    ingest(data_dir, kb_files, more_ingests, env)
     tokens = {}
     for name, role in users.items():
         out = _run(["users", "add", name, "--role", role], env, f"citewall users add {name}")
