@@ -116,10 +116,26 @@ def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) 
         again = request_erasure(session, user_id, requested_by="cli:ops", now=NOW, audit=_line(0))
         assert again.id == request.id
         assert pending_erasures(session) == [request.id]
-    (done,) = resume_erasures(db.sessions, now=NOW, canned_replies=SMALL_TALK_REPLIES)
+    ticks = iter(NOW + timedelta(seconds=s) for s in range(1, 100))
+    (done,) = resume_erasures(
+        db.sessions, clock=lambda: next(ticks), canned_replies=SMALL_TALK_REPLIES
+    )
     assert done.status == "done" and done.receipt["removed"]["messages.content"] == 2
     assert done.receipt["kept"]["conversations"] == 1
-    assert carry_out(db.sessions, request.id, now=NOW).receipt == done.receipt  # idempotent
+    # Real times: recorded, then the words removed, then done (each when it happened).
+    with db.sessions() as session:
+        removed_at = set(
+            session.scalars(
+                select(Message.content_removed_at).where(
+                    Message.conversation_id == conversation.id
+                )
+            )
+        )
+    assert done.requested_at == NOW
+    assert removed_at == {NOW + timedelta(seconds=1)}
+    assert done.completed_at == NOW + timedelta(seconds=2)
+    again = carry_out(db.sessions, request.id, clock=lambda: NOW + timedelta(days=1))
+    assert again.receipt == done.receipt and again.completed_at == done.completed_at  # idempotent
     with db.sessions() as session:
         assert session.get(User, user_id) is None
         assert pending_erasures(session) == []
@@ -187,9 +203,66 @@ def test_a_request_for_a_person_is_members_words_and_still_counts_after_erasure(
         assert session.scalars(select(Handoff.message)).all() == [None, None]
         assert session.scalars(select(Handoff.payload)).all() == [None, None]
         request = request_erasure(session, kept_id, requested_by="cli:ops", now=NOW, audit=_line(0))
-    done = carry_out(db.sessions, request.id, now=NOW)
+    done = carry_out(db.sessions, request.id, clock=lambda: NOW)
     assert done.receipt["kept"]["handoffs"] == 1
     with db.sessions() as session:
         assert session.scalar(select(func.count()).select_from(Handoff)) == 2
         owners = {u.name for u in session.scalars(select(User).join(Handoff))}
         assert "asker" in owners and any(n.startswith("erased-") for n in owners)
+
+
+def test_a_span_left_by_an_earlier_run_goes_at_the_next_and_only_the_span(db: Database) -> None:
+    """A conversation whose words an earlier run removed while each source's ``span`` (the
+    answer's sentence that cited it) stayed is found again: the next run removes the spans,
+    keeps the rest of each source (what the rollups read), and the one after finds nothing."""
+    old = NOW - timedelta(days=40)
+    sources = [
+        {"n": 1, "card_id": "k0", "title": "Refunds", "span": "My refund for order 77 [1]."},
+        {"n": 2, "card_id": "k1", "title": "Labels", "span": None, "source_url": "https://x/k1"},
+        "not a source",
+    ]
+    with db.sessions() as session:
+        user, _ = create_user(session, "spanned")
+        conversation = Conversation(
+            user_id=user.id, title="(removed)", created_at=old, updated_at=old
+        )
+        session.add(conversation)
+        session.flush()
+        session.add_all(
+            [
+                Message(
+                    conversation_id=conversation.id,
+                    seq=1,
+                    role="user",
+                    content="",
+                    created_at=old,
+                    content_removed_at=old,
+                ),
+                Message(
+                    conversation_id=conversation.id,
+                    seq=2,
+                    role="assistant",
+                    content="",
+                    sources=sources,
+                    created_at=old,
+                    content_removed_at=old,
+                ),
+            ]
+        )
+        session.commit()
+        conversation_id = conversation.id
+    policy = RetentionPolicy(days=30)
+    report = run_retention(db.sessions, policy, now=NOW)
+    assert report.conversations == 1 and report.removed["messages.sources.span"] == 1
+    with db.sessions() as session:
+        (stored,) = session.scalars(
+            select(Message.sources).where(
+                Message.conversation_id == conversation_id, Message.role == "assistant"
+            )
+        ).all()
+    assert stored == [
+        {"n": 1, "card_id": "k0", "title": "Refunds"},
+        {"n": 2, "card_id": "k1", "title": "Labels", "source_url": "https://x/k1"},
+        "not a source",
+    ]
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 0
