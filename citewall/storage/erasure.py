@@ -41,12 +41,11 @@ from citewall.storage.models import (
     Handoff,
     User,
 )
+from citewall.storage.removal import PSEUDONYM_ISSUER
 from citewall.storage.retention import BATCH
 
 #: The name a pseudonymous user gets: this prefix and random hex digits.
 PSEUDONYM_PREFIX = "erased-"
-#: The issuer a pseudonymous user is marked with (no token names it: nobody signs in as one).
-PSEUDONYM_ISSUER = "citewall:erased"
 
 
 def find_user(session: Session, name_or_id: str) -> User:

@@ -10,9 +10,12 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
+from citewall.retrieval.covered import GapRule
 from citewall.storage import audit, leases
 from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, pending_erasures, request_erasure, resume_erasures
+from citewall.storage.feedback_report import feedback_report
+from citewall.storage.gaps import gap_questions
 from citewall.storage.handoffs import create_handoff
 from citewall.storage.models import (
     ApiToken,
@@ -126,9 +129,7 @@ def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) 
     with db.sessions() as session:
         removed_at = set(
             session.scalars(
-                select(Message.content_removed_at).where(
-                    Message.conversation_id == conversation.id
-                )
+                select(Message.content_removed_at).where(Message.conversation_id == conversation.id)
             )
         )
     assert done.requested_at == NOW
@@ -266,3 +267,59 @@ def test_a_span_left_by_an_earlier_run_goes_at_the_next_and_only_the_span(db: Da
         "not a source",
     ]
     assert run_retention(db.sessions, policy, now=NOW).conversations == 0
+
+
+def test_removed_questions_say_why_on_the_gaps_and_feedback_reports(db: Database) -> None:
+    """A question whose words retention removed is marked ``retention``, one of an erased
+    member ``erasure``, a stored one not at all: the admin pages name the reason, not a
+    blank."""
+    old = NOW - timedelta(days=40)
+    with db.sessions() as session:
+        owners = [create_user(session, n)[0] for n in ("kept-words", "aged", "leaver")]
+        owner_ids = [u.id for u in owners]
+        for owner in owners:
+            at = NOW if owner.name == "kept-words" else old
+            conversation = Conversation(user_id=owner.id, title="q", created_at=at, updated_at=at)
+            session.add(conversation)
+            session.flush()
+            answer = Message(
+                conversation_id=conversation.id,
+                seq=2,
+                role="assistant",
+                content="nothing",
+                answer_status="not_found",
+                support=0.1,
+                created_at=at,
+            )
+            session.add_all(
+                [
+                    Message(
+                        conversation_id=conversation.id,
+                        seq=1,
+                        role="user",
+                        content=f"where is the office of {owner.name}",
+                        created_at=at,
+                    ),
+                    answer,
+                ]
+            )
+            session.flush()
+            session.add(Feedback(message_id=answer.id, user_id=owner.id, rating="down"))
+        session.commit()
+    with db.sessions() as session:
+        request = request_erasure(
+            session, owner_ids[2], requested_by="cli:ops", now=NOW, audit=_line(0)
+        )
+    carry_out(db.sessions, request.id, clock=lambda: NOW)
+    run_retention(db.sessions, RetentionPolicy(days=30), now=NOW)
+    rule = GapRule(min_coverage=0.7, low_support=0.5)
+    with db.sessions() as session:
+        gaps = gap_questions(session, rule=rule)["gap"]
+        worst = feedback_report(session, limit=10).worst
+    by_words = sorted((q.question, q.removed) for q in gaps)
+    assert by_words == [
+        ("", "erasure"),
+        ("", "retention"),
+        ("where is the office of kept-words", None),
+    ]
+    assert sorted((a.question or "", a.removed) for a in worst) == by_words

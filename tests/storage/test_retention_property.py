@@ -229,8 +229,8 @@ def rollups(db: Database) -> dict[str, Any]:
             "performance": {p: entry_performance(session, period=p) for p in ("all", "week")},
             "headline": headline(session, small_talk_replies=SMALL_TALK_REPLIES),
             "feedback": (feedback.up, feedback.down, feedback.helpful_rate, feedback.cards),
-            "feedback_worst": _without(feedback.worst, "question", "answer", "comment"),
-            "gaps": {v: _without(qs, "question") for v, qs in found.items()},
+            "feedback_worst": _without(feedback.worst, "question", "answer", "comment", "removed"),
+            "gaps": {v: _without(qs, "question", "removed") for v, qs in found.items()},
             # Questions are grouped by their words (gone after the run): the per-period
             # counts of all groups together are the figure that stays.
             "gap_periods": {

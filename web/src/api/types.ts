@@ -1984,6 +1984,8 @@ export interface components {
       coverage: number | null;
       /** Rating */
       rating: ("up" | "down") | null;
+      /** Removed */
+      removed?: ("retention" | "erasure") | null;
     };
     /**
      * KnowledgeGapReport
@@ -2193,6 +2195,8 @@ export interface components {
        * Format: date-time
        */
       updated_at: string;
+      /** Removed */
+      removed?: ("retention" | "erasure") | null;
     };
     /**
      * RegisteredSourcePublic
