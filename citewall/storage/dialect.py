@@ -1,5 +1,6 @@
 """The only SQL that differs between SQLite and PostgreSQL: unnesting ``messages.sources`` and
-``exposures.sentences`` (and finding the sources that still hold a ``span``), and truncating a timestamp to the start of its day/week/month (in UTC).
+``exposures.sentences`` (and finding the sources that still hold a ``span``), and truncating
+a timestamp to the start of its day/week/month (in UTC).
 
 Everything else in the analytics queries is portable SQLAlchemy Core. Both functions produce
 expressions whose results are identical on the two databases (ISO date strings, text ids).
@@ -59,7 +60,7 @@ def cited_sources(dialect: str) -> Subquery:
     )
 
 
-def spans_left(dialect: str) -> Select[tuple[str]]:
+def spans_left(dialect: str) -> Select[Any]:
     """The conversations with an answer whose words were removed (``content_removed_at`` set)
     and one of whose stored sources still holds a non-null ``span`` (the answer sentence that
     cited it): what ``storage.content`` has still to remove there.

@@ -1,7 +1,8 @@
 """The resolution report through the API: an answered conversation is open until its window
 closes, then resolved; a "Not helpful" rating makes one unresolved and a handoff one escalated;
 the conversations behind each number are listed; the outcomes per top card and per
-knowledge-gap group, and each group's conversations as a filtered list; bad parameters are a 422, a member a 403. SQLite and PostgreSQL."""
+knowledge-gap group, and each group's conversations as a filtered list; bad parameters are a
+422, a member a 403. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

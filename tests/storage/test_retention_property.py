@@ -1,9 +1,10 @@
 """Property: a retention run removes the words of exactly the conversations past the window
 (each cited source's ``span``, the answer's sentence, too) and every rollup (entry
 performance, feedback, knowledge gaps, exposure, headline, resolution per period, per top card
-and per knowledge-gap group) gives the same figures before and after it, equal to a plain model of the turns, but for the fields
-that are text by nature. A run stopped after any batch and run again ends the same (SQLite;
-``test_retention.py`` runs the same check once on PostgreSQL)."""
+and per knowledge-gap group) gives the same figures before and after it, equal to a plain
+model of the turns, but for the fields that are text by nature. A run stopped after any batch
+and run again ends the same (SQLite; ``test_retention.py`` runs the same check once on
+PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -257,11 +258,8 @@ def rollups(db: Database) -> dict[str, Any]:
                 session,
                 {
                     c
-                    for g in gap_resolution(
-                        session, rule=RULE, now=NOW, window=WINDOW, limit=500
-                    )
-                    for c in gap_group_conversations(session, rule=RULE, group_id=g.group_id)
-                    or ()
+                    for g in gap_resolution(session, rule=RULE, now=NOW, window=WINDOW, limit=500)
+                    for c in gap_group_conversations(session, rule=RULE, group_id=g.group_id) or ()
                 },
                 now=NOW,
                 window=WINDOW,

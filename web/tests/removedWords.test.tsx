@@ -32,6 +32,7 @@ const gaps = (examples: KnowledgeGapQuestion[]): KnowledgeGapReport => ({
   min_coverage: 0.7,
   low_support_below: 0.5,
   questions: examples.length,
+  truncated: false,
   groups: [
     {
       question: examples[0]?.question ?? "",
@@ -58,7 +59,7 @@ describe("removed questions", () => {
           example({ message_id: "m2", conversation_id: "c2", removed: "erasure" }),
           example({ message_id: "m3", conversation_id: "c3", question: "where is berlin" }),
         ])}
-        onSaveQuestion={() => Promise.resolve()}
+        onSaveQuestion={() => new Promise<never>(() => undefined)}
       />,
     );
     expect(html).toContain("(removed under retention)");
