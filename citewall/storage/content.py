@@ -45,9 +45,7 @@ class ContentField(Protocol):
         erasure look for; a comment written after a run is found again)."""
         ...
 
-    def remove(
-        self, session: Session, ids: Sequence[str], canned_replies: Collection[str]
-    ) -> int:
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
         """Remove the words of conversations ``ids`` here (in the caller's transaction); how
         many values went. Afterwards ``holding_words`` finds none of ``ids`` here."""
         ...
@@ -70,9 +68,7 @@ class ContentColumn:
     def holding_words(self, dialect: str) -> Select[Any]:
         return self.holding()
 
-    def remove(
-        self, session: Session, ids: Sequence[str], canned_replies: Collection[str]
-    ) -> int:
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
         conditions = [self.rows_of(ids), _still_there(self)]
         kept = _kept(self, canned_replies)
         if kept is not None:
@@ -95,9 +91,7 @@ class SourceSpans:
         # left where it is gone (stored before spans were removed) is found here.
         return spans_left(dialect)
 
-    def remove(
-        self, session: Session, ids: Sequence[str], canned_replies: Collection[str]
-    ) -> int:
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
         rows = session.execute(
             select(Message.id, Message.sources).where(
                 Message.conversation_id.in_(ids), Message.role == "assistant"
@@ -114,9 +108,7 @@ class SourceSpans:
                 {k: v for k, v in s.items() if k != "span"} if isinstance(s, dict) else s
                 for s in sources
             ]
-            session.execute(
-                update(Message).where(Message.id == message_id).values(sources=without)
-            )
+            session.execute(update(Message).where(Message.id == message_id).values(sources=without))
         return removed
 
 
@@ -179,9 +171,7 @@ CONTENT_COLUMNS: tuple[ContentField, ...] = (
 def holding_words(dialect: str) -> ColumnElement[bool]:
     """Condition on ``Conversation``: it still holds words in one of ``CONTENT_COLUMNS``
     (``dialect``: the database's, ``session.get_bind().dialect.name``)."""
-    return Conversation.id.in_(
-        union(*(entry.holding_words(dialect) for entry in CONTENT_COLUMNS))
-    )
+    return Conversation.id.in_(union(*(entry.holding_words(dialect) for entry in CONTENT_COLUMNS)))
 
 
 def _still_there(entry: ContentColumn) -> ColumnElement[bool]:
