@@ -97,6 +97,8 @@ class KnowledgeGapQuestion(BaseModel):
     #: Best share of the question's content terms one retrieved card holds.
     coverage: float | None
     rating: Literal["up", "down"] | None
+    #: Why the question has no words: removed under retention, or erased (None: stored).
+    removed: Literal["retention", "erasure"] | None = None
 
 
 class KnowledgeGapPeriod(BaseModel):
@@ -262,6 +264,9 @@ class RatedAnswer(BaseModel):
     created_at: datetime
     #: When the rating was last given or changed (what the report's window and order use).
     updated_at: datetime
+    #: Why the question and answer have no words: removed under retention, or erased (None:
+    #: stored).
+    removed: Literal["retention", "erasure"] | None = None
 
 
 class FeedbackReport(BaseModel):

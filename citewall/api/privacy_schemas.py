@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from citewall.api.schemas import ConversationPublic
+from citewall.storage.models import Erasure
 
 
 class AuditEntryPublic(BaseModel):
@@ -40,18 +41,37 @@ class RetentionSettings(BaseModel):
 
 
 class ErasureReceipt(BaseModel):
-    """What an erasure removed, when, and who asked for it."""
+    """What an erasure removed, when, and who asked for it: the one record both the admin API
+    and ``citewall users erase`` give (``of`` a stored request)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: int
     user_id: int
     requested_by: str
+    #: When the request was recorded (committed before anything was removed).
     requested_at: datetime
     status: str
+    #: When the last of it was done (None while it is not).
     completed_at: datetime | None
     #: Values removed, by ``table.column`` (or ``api_tokens`` / ``sessions``: rows deleted).
     removed: dict[str, int]
     #: Rows kept for the analytics, under a pseudonymous user, by table.
     kept: dict[str, int]
+
+    @classmethod
+    def of(cls, row: Erasure) -> ErasureReceipt:
+        """The receipt of the stored erasure request ``row``."""
+        return cls(
+            id=row.id,
+            user_id=row.user_id,
+            requested_by=row.requested_by,
+            requested_at=row.requested_at,
+            status=row.status,
+            completed_at=row.completed_at,
+            removed={str(k): int(v) for k, v in row.receipt.get("removed", {}).items()},
+            kept={str(k): int(v) for k, v in row.receipt.get("kept", {}).items()},
+        )
 
 
 class MemberExport(BaseModel):

@@ -80,11 +80,11 @@ class CardResolutionPublic(GroupOutcomes):
 
 class GapResolutionPublic(GroupOutcomes):
     """A knowledge-gap group (its list, ``verdict``; its naming question and number of
-    questions) and the
-    outcomes of its distinct conversations; ``conversation_ids``: the newest of them."""
+    questions) and the outcomes of its distinct conversations. ``group_id`` lists them:
+    ``/resolution/conversations?gap_group=<group_id>`` with the same ``since`` and ``until``."""
 
     verdict: Verdict
+    group_id: str
     question: str
     questions: int
     conversations: int
-    conversation_ids: list[str]

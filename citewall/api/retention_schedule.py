@@ -75,7 +75,7 @@ def run_once(
             actor=actor,
             via=via,
         )
-        resume_erasures(sessions, now=clock(), canned_replies=SMALL_TALK_REPLIES)
+        resume_erasures(sessions, clock=clock, canned_replies=SMALL_TALK_REPLIES)
     finally:
         with sessions() as session:
             leases.release(session, LEASE, holder)

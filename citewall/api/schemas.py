@@ -264,6 +264,11 @@ class SessionPublic(_Public):
         description="Answering a question again can give a different answer (false for the "
         "deterministic extractive generator): the web offers Regenerate only then."
     )
+    handoff: bool = Field(
+        default=False,
+        description="A helpdesk takes requests for a person: the embedded chat offers "
+        "'Talk to a person' only then (as GET /api/v1/me says).",
+    )
 
 
 class ExamplesPublic(_Public):

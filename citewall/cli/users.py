@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from citewall.api.privacy_schemas import ErasureReceipt
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.cli.errors import cli_errors
 from citewall.cli.operator import operator_name
@@ -219,13 +220,12 @@ def erase(
                     abort=True,
                 )
             operator = operator_name()
-            now = utcnow()
             with db.sessions() as session:
                 request = request_erasure(
                     session,
                     user_id,
                     requested_by=operator,
-                    now=now,
+                    now=utcnow(),
                     audit=AuditEvent(
                         actor=operator,
                         actor_user_id=None,
@@ -234,16 +234,11 @@ def erase(
                         target=f"user:{user_id}",
                     ),
                 )
-            done = carry_out(db.sessions, request.id, now=now, canned_replies=SMALL_TALK_REPLIES)
+            done = carry_out(
+                db.sessions, request.id, clock=utcnow, canned_replies=SMALL_TALK_REPLIES
+            )
         finally:
             db.dispose()
-    receipt = {
-        "erasure": done.id,
-        "user_id": done.user_id,
-        "requested_by": done.requested_by,
-        "requested_at": done.requested_at.isoformat(),
-        "completed_at": done.completed_at.isoformat() if done.completed_at else None,
-        **done.receipt,
-    }
     typer.echo(f"erased user id {user_id}; receipt:")
-    typer.echo(json.dumps(receipt, indent=2))
+    # The admin API's receipt, field for field (GET /api/v1/admin/erasures lists it too).
+    typer.echo(ErasureReceipt.of(done).model_dump_json(indent=2))

@@ -2,11 +2,13 @@
 
 ``CONTENT_COLUMNS`` is the one list of columns that hold what a member typed or was told:
 questions and answers, conversation titles (made from the first question), feedback comments,
-a request for a person (its message, and the payload the helpdesk is sent) and the query each
-retrieval event stored. Everything else a turn writes stays: card ids,
-ranks, scores, paths, cited flags, ratings, answer statuses, support, exposure rows, sources
-(the knowledge base's own text). A table added later that holds members' words adds its
-columns here, and retention and erasure remove them with the rest.
+a request for a person (its message, and the payload the helpdesk is sent), the query each
+retrieval event stored, and each cited source's ``span`` inside ``messages.sources`` (the
+answer's sentence that cited it: the answer's words, model text or quoted card text). Everything
+else a turn writes stays: card ids, ranks, scores, paths, cited flags, ratings, answer
+statuses, support, exposure rows, the rest of each source (the knowledge base's own text:
+card id, title, URL, chunk). A table added later that holds members' words adds its columns
+here, and retention and erasure remove them with the rest.
 
 ``remove_content`` does one batch in one transaction, so an interrupted run keeps every batch
 it finished and redoes none: a message whose words are gone has ``content_removed_at`` set.
@@ -17,17 +19,36 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, Select, and_, not_, select, union, update
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from citewall.storage.db import begin_write
+from citewall.storage.dialect import spans_left
 from citewall.storage.gaps import turn_coverage
 from citewall.storage.models import Conversation, Feedback, Handoff, Message, RetrievalEvent
 
 #: What a removed conversation title reads.
 REMOVED_TITLE = "(removed)"
+
+
+class ContentField(Protocol):
+    """A place holding members' words: its name, where words are left, and removing them."""
+
+    #: ``table.column`` (or ``table.column.key`` inside a JSON column), as receipts name it.
+    @property
+    def name(self) -> str: ...
+
+    def holding_words(self, dialect: str) -> Select[Any]:
+        """The ids of the conversations that still hold words here (what retention and
+        erasure look for; a comment written after a run is found again)."""
+        ...
+
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
+        """Remove the words of conversations ``ids`` here (in the caller's transaction); how
+        many values went. Afterwards ``holding_words`` finds none of ``ids`` here."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +62,61 @@ class ContentColumn:
     #: What the removed value is ('' for NOT NULL text, None otherwise).
     blank: str | None
     rows_of: Callable[[Sequence[str]], ColumnElement[bool]]
-    #: The ids of the conversations that still hold words in this column (what retention and
-    #: erasure look for; a comment written after a run is found again).
-    holding_words: Callable[[], Select[str]]
+    #: The ids of the conversations that still hold words in this column.
+    holding: Callable[[], Select[Any]]
+
+    def holding_words(self, dialect: str) -> Select[Any]:
+        return self.holding()
+
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
+        conditions = [self.rows_of(ids), _still_there(self)]
+        kept = _kept(self, canned_replies)
+        if kept is not None:
+            conditions.append(not_(kept))
+        statement = update(self.column.class_).where(*conditions)
+        result = session.execute(statement.values({self.column.key: self.blank}))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpans:
+    """The ``span`` each stored source of an answer keeps (``messages.sources``, JSON): the
+    answer's sentence that cited the card. The key goes from every source of the answers;
+    card id, title, URL and the rest stay, so every rollup reads the sources as before."""
+
+    name: str = "messages.sources.span"
+
+    def holding_words(self, dialect: str) -> Select[Any]:
+        # A conversation whose content is still there is found by messages.content; a span
+        # left where it is gone (stored before spans were removed) is found here.
+        return spans_left(dialect)
+
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
+        rows = session.execute(
+            select(Message.id, Message.sources).where(
+                Message.conversation_id.in_(ids), Message.role == "assistant"
+            )
+        ).all()
+        removed = 0
+        for message_id, sources in rows:
+            if not isinstance(sources, list):
+                continue
+            if not any(isinstance(s, dict) and "span" in s for s in sources):
+                continue
+            removed += sum(isinstance(s, dict) and s.get("span") is not None for s in sources)
+            without = [
+                {k: v for k, v in s.items() if k != "span"} if isinstance(s, dict) else s
+                for s in sources
+            ]
+            session.execute(update(Message).where(Message.id == message_id).values(sources=without))
+        return removed
 
 
 def _feedback_of(ids: Sequence[str]) -> ColumnElement[bool]:
     return Feedback.message_id.in_(select(Message.id).where(Message.conversation_id.in_(ids)))
 
 
-CONTENT_COLUMNS: tuple[ContentColumn, ...] = (
+CONTENT_COLUMNS: tuple[ContentField, ...] = (
     ContentColumn(
         "messages.content",
         Message.content,
@@ -98,12 +164,14 @@ CONTENT_COLUMNS: tuple[ContentColumn, ...] = (
         RetrievalEvent.conversation_id.in_,
         lambda: select(RetrievalEvent.conversation_id).where(RetrievalEvent.query.is_not(None)),
     ),
+    SourceSpans(),
 )
 
 
-def holding_words() -> ColumnElement[bool]:
-    """Condition on ``Conversation``: it still holds words in one of ``CONTENT_COLUMNS``."""
-    return Conversation.id.in_(union(*(entry.holding_words() for entry in CONTENT_COLUMNS)))
+def holding_words(dialect: str) -> ColumnElement[bool]:
+    """Condition on ``Conversation``: it still holds words in one of ``CONTENT_COLUMNS``
+    (``dialect``: the database's, ``session.get_bind().dialect.name``)."""
+    return Conversation.id.in_(union(*(entry.holding_words(dialect) for entry in CONTENT_COLUMNS)))
 
 
 def _still_there(entry: ContentColumn) -> ColumnElement[bool]:
@@ -161,13 +229,7 @@ def remove_content(
     for message_id, covered in turn_coverage(session, [str(m) for m in pending]).items():
         session.execute(update(Message).where(Message.id == message_id).values(coverage=covered))
     for entry in CONTENT_COLUMNS:
-        conditions = [entry.rows_of(ids), _still_there(entry)]
-        kept = _kept(entry, canned_replies)
-        if kept is not None:
-            conditions.append(not_(kept))
-        statement = update(entry.column.class_).where(*conditions)
-        result = session.execute(statement.values({entry.column.key: entry.blank}))
-        removed[entry.name] = int(getattr(result, "rowcount", 0) or 0)
+        removed[entry.name] = entry.remove(session, ids, canned_replies)
     session.execute(
         update(Message)
         .where(Message.conversation_id.in_(ids), Message.content_removed_at.is_(None))

@@ -1,5 +1,6 @@
 """The only SQL that differs between SQLite and PostgreSQL: unnesting ``messages.sources`` and
-``exposures.sentences``, and truncating a timestamp to the start of its day/week/month (in UTC).
+``exposures.sentences`` (and finding the sources that still hold a ``span``), and truncating
+a timestamp to the start of its day/week/month (in UTC).
 
 Everything else in the analytics queries is portable SQLAlchemy Core. Both functions produce
 expressions whose results are identical on the two databases (ISO date strings, text ids).
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlalchemy import String, Subquery, and_, case, func, literal_column, select, true
+from sqlalchemy import Select, String, Subquery, and_, case, func, literal_column, select, true
 from sqlalchemy.sql.elements import ColumnElement
 
 from citewall.storage.models import Exposure, Message
@@ -56,6 +57,47 @@ def cited_sources(dialect: str) -> Subquery:
         .join(elements, true())
         .where(Message.role == "assistant")
         .subquery("cited_sources")
+    )
+
+
+def spans_left(dialect: str) -> Select[Any]:
+    """The conversations with an answer whose words were removed (``content_removed_at`` set)
+    and one of whose stored sources still holds a non-null ``span`` (the answer sentence that
+    cited it): what ``storage.content`` has still to remove there.
+
+    Only object elements of a list count (as in ``cited_sources``); a JSON ``null`` span is no
+    words. PostgreSQL: ``jsonb_array_elements`` + ``->>``; SQLite: ``json_each`` +
+    ``json_extract``.
+    """
+    if dialect == "postgresql":
+        as_array = case(
+            (func.jsonb_typeof(Message.sources) == "array", Message.sources),
+            else_=literal_column("'[]'::jsonb"),
+        )
+        elements = (
+            func.jsonb_array_elements(as_array).table_valued("value").render_derived(name="src")
+        )
+        span: ColumnElement[Any] = case(
+            (
+                func.jsonb_typeof(elements.c.value) == "object",
+                elements.c.value.op("->>")("span"),
+            )
+        )
+    elif dialect == "sqlite":
+        elements = func.json_each(Message.sources).table_valued("value", "type").alias("src")
+        is_object = and_(func.json_type(Message.sources) == "array", elements.c.type == "object")
+        span = case((is_object, func.json_extract(elements.c.value, "$.span")))
+    else:  # pragma: no cover - make_engine refuses other databases
+        raise ValueError(f"unsupported database dialect {dialect!r}")
+    return (
+        select(Message.conversation_id)
+        .select_from(Message)
+        .join(elements, true())
+        .where(
+            Message.role == "assistant",
+            Message.content_removed_at.is_not(None),
+            span.is_not(None),
+        )
     )
 
 

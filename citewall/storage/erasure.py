@@ -19,7 +19,7 @@ protection) stays as those rows, under the pseudonym.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
@@ -41,12 +41,11 @@ from citewall.storage.models import (
     Handoff,
     User,
 )
+from citewall.storage.removal import PSEUDONYM_ISSUER
 from citewall.storage.retention import BATCH
 
 #: The name a pseudonymous user gets: this prefix and random hex digits.
 PSEUDONYM_PREFIX = "erased-"
-#: The issuer a pseudonymous user is marked with (no token names it: nobody signs in as one).
-PSEUDONYM_ISSUER = "citewall:erased"
 
 
 def find_user(session: Session, name_or_id: str) -> User:
@@ -104,7 +103,7 @@ def request_erasure(
 def _conversations_with_words(session: Session, user_id: int, limit: int) -> list[str]:
     rows = session.scalars(
         select(Conversation.id)
-        .where(Conversation.user_id == user_id, holding_words())
+        .where(Conversation.user_id == user_id, holding_words(session.get_bind().dialect.name))
         .order_by(Conversation.id)
         .limit(limit)
     )
@@ -126,12 +125,14 @@ def carry_out(
     sessions: sessionmaker[Session],
     erasure_id: int,
     *,
-    now: datetime,
+    clock: Callable[[], datetime],
     canned_replies: Collection[str] = (),
     batch: int = BATCH,
 ) -> Erasure:
     """Carry out the recorded erasure ``erasure_id`` (see the module); the done request with
-    its receipt. Safe to call again on one interrupted anywhere, or already done."""
+    its receipt. Safe to call again on one interrupted anywhere, or already done. ``clock``
+    dates each batch's removal and the completion when they happen (the request was dated
+    when it was recorded)."""
     while True:
         with sessions() as session, storage_errors(session, "erasing", catch_all=True):
             erasure = session.get(Erasure, erasure_id)
@@ -146,7 +147,7 @@ def carry_out(
                 break
             # The batch and its counts on the receipt: one transaction.
             removed = remove_content(
-                session, ids, now=now, canned_replies=canned_replies, commit=False
+                session, ids, now=clock(), canned_replies=canned_replies, commit=False
             )
             _add_removed(erasure, removed)
             session.commit()
@@ -158,6 +159,7 @@ def carry_out(
             session.commit()
             return erasure
         user_id = erasure.user_id
+        now = clock()
         # A turn that was under way when the request was recorded may have been saved since.
         late = _conversations_with_words(session, user_id, 1_000_000)
         if late:
@@ -224,12 +226,15 @@ def pending_erasures(session: Session) -> list[int]:
 
 
 def resume_erasures(
-    sessions: sessionmaker[Session], *, now: datetime, canned_replies: Collection[str] = ()
+    sessions: sessionmaker[Session],
+    *,
+    clock: Callable[[], datetime],
+    canned_replies: Collection[str] = (),
 ) -> list[Erasure]:
     """Carry out every erasure recorded and not yet done (one interrupted, e.g.)."""
     with sessions() as session:
         ids = pending_erasures(session)
-    return [carry_out(sessions, i, now=now, canned_replies=canned_replies) for i in ids]
+    return [carry_out(sessions, i, clock=clock, canned_replies=canned_replies) for i in ids]
 
 
 def list_erasures(session: Session, *, limit: int = 50, offset: int = 0) -> list[Erasure]:

@@ -21,6 +21,7 @@ from citewall.storage.failures import storage_errors
 from citewall.storage.models import CardRow, Feedback, Message, Rating, User
 from citewall.storage.paging import check_page
 from citewall.storage.questions import asks
+from citewall.storage.removal import Removal, removed_by
 
 #: The most cards and answers one report lists.
 REPORT_MAX_LIMIT = 500
@@ -53,6 +54,8 @@ class RatedAnswer:
     comment: str | None
     created_at: datetime
     updated_at: datetime
+    #: Why the question and answer have no words (None: they are stored).
+    removed: Removal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +136,15 @@ def _cards(session: Session, window: list[Any], limit: int) -> list[CardFeedback
 def _worst(session: Session, window: list[Any], limit: int) -> list[RatedAnswer]:
     asked = aliased(Message)
     query = (
-        select(Feedback, Message.conversation_id, Message.content, asked.content, User.name)
+        select(
+            Feedback,
+            Message.conversation_id,
+            Message.content,
+            asked.content,
+            User.name,
+            Message.content_removed_at,
+            User.issuer,
+        )
         .join(Message, Message.id == Feedback.message_id)
         .join(User, User.id == Feedback.user_id)
         .outerjoin(asked, asks(asked, Message))
@@ -157,6 +168,9 @@ def _worst(session: Session, window: list[Any], limit: int) -> list[RatedAnswer]
             comment=f.comment,
             created_at=f.created_at,
             updated_at=f.updated_at,
+            removed=removed_by(removed_at, issuer),
         )
-        for f, conversation_id, answer, question, name in session.execute(query).all()
+        for f, conversation_id, answer, question, name, removed_at, issuer in session.execute(
+            query
+        ).all()
     ]

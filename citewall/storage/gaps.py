@@ -39,6 +39,7 @@ from citewall.storage.models import (
     User,
 )
 from citewall.storage.questions import asks
+from citewall.storage.removal import Removal, removed_by
 from citewall.text.terms import content_terms
 
 #: Jaccard similarity of content terms at which two questions are the same gap.
@@ -66,6 +67,8 @@ class GapQuestion:
     #: Best share of the question's terms one retrieved card holds (None: nothing retrieved).
     coverage: float | None = None
     rating: str | None = None
+    #: Why the question's words are gone (None: they are stored).
+    removed: Removal | None = None
 
 
 @dataclass(slots=True)
@@ -181,8 +184,13 @@ def gap_questions(
             answer.support,
             answer.created_at,
             answer.coverage,
+            answer.content_removed_at,
+            User.issuer,
         )
+        .select_from(answer)
         .join(asked, asks(asked, answer))
+        .join(Conversation, Conversation.id == answer.conversation_id)
+        .join(User, User.id == Conversation.user_id)
         .where(*conditions)
         .order_by(answer.created_at.desc(), answer.id)
         .limit(MAX_QUESTIONS)
@@ -219,6 +227,7 @@ def gap_questions(
                 reason=reason,
                 coverage=round(covered, 4) if cards else None,
                 rating=outcome.rating,
+                removed=removed_by(r[7], r[8]),
             )
         )
     return out

@@ -223,6 +223,7 @@ def outcome_conversations(
     window: timedelta,
     outcome: Outcome | None = None,
     top_card_id: str | None = None,
+    conversation_ids: Collection[str] | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
     small_talk_replies: Collection[str] = (),
@@ -230,8 +231,9 @@ def outcome_conversations(
     offset: int = 0,
 ) -> list[OutcomeConversation]:
     """The conversations begun in ``[since, until)`` (with ``outcome`` and ``top_card_id``
-    when given), newest first: the conversations behind a count of ``resolution_report`` or
-    ``card_resolution``."""
+    when given, and among ``conversation_ids`` when given), newest first: the conversations
+    behind a count of ``resolution_report``, ``card_resolution`` or ``gap_resolution`` (a
+    group's ``gap_group_conversations``)."""
     check_page(limit, offset)
     if outcome is not None and outcome not in OUTCOMES:
         raise UserError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
@@ -241,6 +243,9 @@ def outcome_conversations(
         conditions.append(outcomes.c.outcome == outcome)
     if top_card_id is not None:
         conditions.append(outcomes.c.top_card_id == top_card_id)
+    if conversation_ids is not None:
+        # At most gaps.MAX_QUESTIONS ids: one bound list is within both databases' limits.
+        conditions.append(outcomes.c.conversation_id.in_(sorted(conversation_ids)))
     query = (
         select(outcomes, User.name)
         .join(User, User.id == outcomes.c.user_id)

@@ -5,6 +5,7 @@ are ``storage.resolution``'s, by the same SQL; docs/handoff.md, "Resolution"."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,14 +16,12 @@ from sqlalchemy.orm import Session
 from citewall.retrieval.covered import GapRule, Verdict
 from citewall.storage.analytics import as_utc, time_window
 from citewall.storage.failures import storage_errors
-from citewall.storage.gaps import gap_questions, group_questions
+from citewall.storage.gaps import GapGroup, gap_questions, group_questions
 from citewall.storage.headline import rate
 from citewall.storage.models import CardRow
 from citewall.storage.paging import check_page
 from citewall.storage.resolution import DECIDED, OUTCOMES, Outcome, conversation_outcomes
 
-#: Conversation ids kept per knowledge-gap group (newest first).
-GROUP_CONVERSATIONS = 50
 #: Ids per ``IN (...)`` query.
 _BATCH = 500
 
@@ -128,15 +127,49 @@ def outcomes_of(
 @dataclass(frozen=True, slots=True)
 class GapResolution:
     """A knowledge-gap group (``storage.gaps.GapGroup``: its list, ``verdict``, its naming
-    question and count of questions) and the outcomes of its distinct conversations, the
-    newest of them listed."""
+    question and count of questions) and the outcomes of its distinct conversations.
+    ``group_id`` is the message id of the question naming it: the filter of
+    ``gap_group_conversations`` (and of the conversations behind its numbers)."""
 
     verdict: Verdict
+    group_id: str
     question: str
     questions: int
     conversations: int
     outcomes: GroupResolution
-    conversation_ids: list[str]
+
+
+def gap_group_id(group: GapGroup) -> str:
+    """The id a knowledge-gap group goes by: the message id of the (newest) question that
+    names it. The same questions group the same way, so it names the group again for the same
+    ``[since, until)``."""
+    return group.examples[0].message_id
+
+
+def _gap_groups(
+    session: Session, *, rule: GapRule, since: datetime | None, until: datetime | None
+) -> list[tuple[Verdict, GapGroup]]:
+    """Both lists' groups of the questions asked in ``[since, until)``, as the knowledge-gaps
+    report groups them (largest first within each list)."""
+    found = gap_questions(session, rule=rule, since=since, until=until)
+    verdicts: tuple[Verdict, ...] = ("gap", "answered_badly")
+    return [(v, g) for v in verdicts for g in group_questions(found[v], period="week")]
+
+
+def gap_group_conversations(
+    session: Session,
+    *,
+    rule: GapRule,
+    group_id: str,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[str] | None:
+    """The distinct conversations of the knowledge-gap group ``group_id`` (``gap_group_id``)
+    among the questions asked in ``[since, until)``; None when no group goes by that id."""
+    for _, g in _gap_groups(session, rule=rule, since=since, until=until):
+        if gap_group_id(g) == group_id:
+            return list(g.conversation_ids)
+    return None
 
 
 def gap_resolution(
@@ -154,13 +187,12 @@ def gap_resolution(
     the knowledge-gaps report groups them, largest first, ``limit`` of each) with the outcomes
     of their conversations at ``now``."""
     check_page(limit, 0)
-    found = gap_questions(session, rule=rule, since=since, until=until)
-    verdicts: tuple[Verdict, ...] = ("gap", "answered_badly")
-    groups = [
-        (verdict, g)
-        for verdict in verdicts
-        for g in group_questions(found[verdict], period="week")[:limit]
-    ]
+    groups: list[tuple[Verdict, GapGroup]] = []
+    taken: Counter[str] = Counter()
+    for verdict, g in _gap_groups(session, rule=rule, since=since, until=until):
+        if taken[verdict] < limit:
+            taken[verdict] += 1
+            groups.append((verdict, g))
     outcome = outcomes_of(
         session,
         {c for _, g in groups for c in g.conversation_ids},
@@ -177,11 +209,11 @@ def gap_resolution(
         out.append(
             GapResolution(
                 verdict=verdict,
+                group_id=gap_group_id(g),
                 question=g.question,
                 questions=g.count,
                 conversations=len(g.conversation_ids),
                 outcomes=GroupResolution.of(counts),
-                conversation_ids=list(g.conversation_ids)[:GROUP_CONVERSATIONS],
             )
         )
     return out

@@ -59,7 +59,10 @@ def expired_conversations(session: Session, updated_before: datetime, limit: int
     with storage_errors(session, "finding conversations past retention"):
         rows = session.scalars(
             select(Conversation.id)
-            .where(Conversation.updated_at < updated_before, holding_words())
+            .where(
+                Conversation.updated_at < updated_before,
+                holding_words(session.get_bind().dialect.name),
+            )
             .order_by(Conversation.updated_at, Conversation.id)
             .limit(limit)
         )

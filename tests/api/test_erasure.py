@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import replace
+from datetime import datetime
 
 from fastapi.testclient import TestClient
 from jwks_host import SigningKey, claims, sign
@@ -63,6 +64,17 @@ def _count(env: ApiEnv, query: object) -> int:
         return int(session.scalar(query) or 0)  # type: ignore[call-overload]
 
 
+def _spans(env: ApiEnv, conversation: str) -> list[str]:
+    """The ``span`` of every stored source of the conversation's answers."""
+    with env.runtime.session_factory() as session:
+        stored = session.scalars(
+            select(Message.sources).where(
+                Message.conversation_id == conversation, Message.role == "assistant"
+            )
+        ).all()
+    return [s["span"] for sources in stored for s in sources if s.get("span") is not None]
+
+
 def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv) -> None:
     env = env_sqlite
     user_id, headers = _member(env)
@@ -81,6 +93,8 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
     )
     assert rated.status_code in (200, 201), rated.text
     events = _count(env, select(func.count()).where(RetrievalEvent.conversation_id == conversation))
+    spans = _spans(env, conversation)
+    assert spans, "the answers cite their sources with the sentence that cites them"
     exposures = _count(env, select(func.count()).where(Exposure.user_id == user_id))
 
     r = env.client.post(f"/api/v1/admin/users/{user_id}/erasure", headers=env.auth("admin"))
@@ -88,6 +102,10 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
     receipt = r.json()
     assert receipt["status"] == "done" and receipt["user_id"] == user_id
     assert receipt["requested_by"].startswith("admin-") and receipt["completed_at"]
+    # Recorded first, then carried out: the times are when each happened.
+    assert datetime.fromisoformat(receipt["completed_at"]) > datetime.fromisoformat(
+        receipt["requested_at"]
+    )
     assert receipt["removed"]["users.name"] == 1 and receipt["removed"]["api_tokens"] == 1
     assert receipt["removed"]["messages.content"] == 4
     assert receipt["removed"]["feedback.comment"] == 1
@@ -111,6 +129,10 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
             select(Message.content).where(Message.conversation_id == conversation)
         ).all()
         assert contents == [""] * 4
+    # The answer sentence each source kept is the answer's words: gone, the sources stay.
+    assert _spans(env, conversation) == []
+    assert receipt["removed"]["messages.sources.span"] == len(spans)
+    with env.runtime.session_factory() as session:
         feedback = session.scalars(select(Feedback).where(Feedback.user_id == pseudonym.id)).all()
         assert [(f.rating, f.comment) for f in feedback] == [("down", None)]
         kept_events = session.scalars(

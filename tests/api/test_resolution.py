@@ -1,7 +1,8 @@
 """The resolution report through the API: an answered conversation is open until its window
 closes, then resolved; a "Not helpful" rating makes one unresolved and a handoff one escalated;
 the conversations behind each number are listed; the outcomes per top card and per
-knowledge-gap group; bad parameters are a 422, a member a 403. SQLite and PostgreSQL."""
+knowledge-gap group, and each group's conversations as a filtered list; bad parameters are a
+422, a member a 403. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -113,8 +114,32 @@ def test_outcomes_per_top_card_and_per_knowledge_gap_group(env_both: ApiEnv) -> 
     groups = env.client.get(f"{path}/gaps", params=since, headers=admin).json()
     office = next(g for g in groups if g["question"] == UNCOVERED)
     assert office["verdict"] == "gap" and office["questions"] == 1
-    assert office["conversation_ids"] == [gap] and office["conversations"] == 1
+    assert office["conversations"] == 1
     assert office["counts"]["unresolved"] == 1 and office["resolution_rate"] == 0.0
+    # The conversations behind a group's numbers: a filtered list, like the per-card one.
+    for g in groups:
+        members = env.client.get(
+            f"{path}/conversations", params=since | {"gap_group": g["group_id"]}, headers=admin
+        )
+        assert members.status_code == 200, members.text
+        outcomes = Counter(c["outcome"] for c in members.json())
+        assert len(members.json()) == g["conversations"]
+        assert {o: outcomes[o] for o in g["counts"]} == g["counts"]
+    in_office = env.client.get(
+        f"{path}/conversations", params=since | {"gap_group": office["group_id"]}, headers=admin
+    ).json()
+    assert [(c["conversation_id"], c["outcome"]) for c in in_office] == [(gap, "unresolved")]
+    narrowed = env.client.get(
+        f"{path}/conversations",
+        params=since | {"gap_group": office["group_id"], "outcome": "resolved"},
+        headers=admin,
+    ).json()
+    assert narrowed == []
+    # An id that names no group of the window is a 404 that says where ids come from.
+    stale = env.client.get(
+        f"{path}/conversations", params=since | {"gap_group": "no-such-group"}, headers=admin
+    )
+    assert stale.status_code == 404 and "/resolution/gaps" in stale.json()["detail"]
 
 
 def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
@@ -132,6 +157,8 @@ def test_bad_parameters_and_members_are_refused(env_both: ApiEnv) -> None:
     assert env.client.get(path, headers=env.auth("member")).status_code == 403
     # A card id no database can store is refused, not sent to the database.
     nul = env.client.get(f"{path}/conversations", params={"top_card_id": "card\x00"}, headers=admin)
+    assert nul.status_code == 422, nul.text
+    nul = env.client.get(f"{path}/conversations", params={"gap_group": "g\x00"}, headers=admin)
     assert nul.status_code == 422, nul.text
     for part in ("cards", "gaps"):
         assert (

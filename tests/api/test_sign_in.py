@@ -53,8 +53,9 @@ def test_a_host_token_becomes_a_session_that_works_on_member_routes(
     )
     assert r.status_code == 201, r.text
     body = r.json()
-    assert set(body) == {"token", "expires_at", "name", "role", "regenerate_varies"}
+    assert set(body) == {"token", "expires_at", "name", "role", "regenerate_varies", "handoff"}
     assert body["regenerate_varies"] is False  # the extractive generator answers alike
+    assert body["handoff"] is False  # no helpdesk configured
     assert re.fullmatch(r"cw_[A-Za-z0-9_-]{40}", body["token"]) and body["role"] == "member"
     assert body["name"] == external_user_name("pat@host.test", MEMBER_ISSUER, subject)
     ttl = datetime.fromisoformat(body["expires_at"]) - utcnow()
@@ -281,3 +282,22 @@ def test_what_the_server_offers(env_sign_in: ApiEnv) -> None:
     r = plain.post(SESSION, json={"token": "anything"})
     assert r.status_code == 404
     assert r.json() == {"detail": "sign-in with a host token is not configured"}
+
+
+def test_the_session_says_whether_a_person_can_be_asked_as_me_does(
+    env_sign_in: ApiEnv, signing_keys: Keys
+) -> None:
+    """The embedded chat knows only its session response: it must carry ``handoff`` as
+    ``/me`` does, so the embed offers "Talk to a person" exactly when the member chat does."""
+    env = env_sign_in
+    _, client = client_with(
+        env,
+        handoff_webhook_url="http://127.0.0.1:9/hook",
+        handoff_webhook_secret=SecretStr("handoff-secret-0123456789"),
+    )
+    for app, offered in ((env.client, False), (client, True)):
+        r = app.post(SESSION, json={"token": host_token(signing_keys, f"hand-{offered}")})
+        assert r.status_code == 201, r.text
+        assert r.json()["handoff"] is offered
+        me = app.get("/api/v1/me", headers=bearer(r.json()["token"])).json()
+        assert me["handoff"] is offered

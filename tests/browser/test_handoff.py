@@ -129,17 +129,30 @@ def test_a_member_hands_off_and_the_admin_pages_show_it(
     expect(admin.get_by_test_id("resolution-totals")).to_contain_text(
         "1 decided conversations: 0.0% resolved, 100.0% escalated"
     )
-    gaps = api(server, "ada", "GET", "/api/v1/admin/analytics/resolution/gaps")
-    group = next(g for g in gaps if conversation in g["conversation_ids"])
-    assert group["counts"]["escalated"] == 1 and group["escalation_rate"] == 1.0, group
-    gap_row = admin.locator("table.resolution-gaps tbody tr").filter(has_text=group["question"])
-    expect(gap_row).to_have_count(1)
-    expect(gap_row).to_contain_text("100.0%")
-    expect(gap_row.get_by_role("link", name="#1")).to_have_attribute(
-        "href", f"/admin/conversations/{conversation}"
+    path = "/api/v1/admin/analytics/resolution"
+    gaps = api(server, "ada", "GET", f"{path}/gaps")
+    behind_groups = {
+        g["group_id"]: api(server, "ada", "GET", f"{path}/conversations?gap_group={g['group_id']}")
+        for g in gaps
+    }
+    group = next(
+        g
+        for g in gaps
+        if conversation in {c["conversation_id"] for c in behind_groups[g["group_id"]]}
     )
+    assert group["counts"]["escalated"] == 1 and group["escalation_rate"] == 1.0, group
+    gap_row = admin.locator(f'table.resolution-gaps tr[data-group="{group["group_id"]}"]')
+    expect(gap_row).to_contain_text(group["question"])
+    expect(gap_row).to_contain_text("100.0%")
     # The outcome shown by default is "escalated": the conversation behind the number.
     behind = admin.locator("table.outcome-conversations tbody tr")
+    expect(behind).to_have_count(1)
+    expect(behind.get_by_role("link")).to_have_attribute(
+        "href", f"/admin/conversations/{conversation}"
+    )
+    # The group's count lists its conversations (filtered, as a card's count does).
+    gap_row.get_by_role("button").click()
+    expect(admin.get_by_test_id("resolution-gap-filter")).to_contain_text(group["question"])
     expect(behind).to_have_count(1)
     expect(behind.get_by_role("link")).to_have_attribute(
         "href", f"/admin/conversations/{conversation}"

@@ -12,10 +12,11 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner, Result
 
+from citewall.api.privacy_schemas import ErasureReceipt
 from citewall.cli.main import app
 from citewall.config import get_settings
 from citewall.storage.db import make_engine, make_session_factory
-from citewall.storage.models import AuditEntry, Conversation, Message, User
+from citewall.storage.models import AuditEntry, Conversation, Erasure, Message, User
 from citewall.storage.schema import migrate
 from citewall.storage.types import utcnow
 from citewall.storage.users import create_user
@@ -78,6 +79,11 @@ def test_erase_asks_first_and_prints_the_receipt(cli: CliRunner, database_url: s
     result = run(cli, "users", "erase", str(user_id), "--yes")
     assert result.exit_code == 0, result.output
     receipt = json.loads(result.stdout.split("receipt:\n", 1)[1])
+    # The admin API's receipt, field for field: the request's id is `id` in both.
+    assert set(receipt) == set(ErasureReceipt.model_fields)
+    (erasure_id,) = _read(database_url, select(Erasure.id).where(Erasure.user_id == user_id))
+    assert receipt["id"] == erasure_id and receipt["status"] == "done"
+    assert receipt["completed_at"] > receipt["requested_at"]
     assert receipt["user_id"] == user_id and receipt["requested_by"].startswith("cli")
     assert receipt["removed"]["messages.content"] == 2 and receipt["kept"]["conversations"] == 1
     assert name not in result.stdout

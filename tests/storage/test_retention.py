@@ -10,9 +10,12 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
+from citewall.retrieval.covered import GapRule
 from citewall.storage import audit, leases
 from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, pending_erasures, request_erasure, resume_erasures
+from citewall.storage.feedback_report import feedback_report
+from citewall.storage.gaps import gap_questions
 from citewall.storage.handoffs import create_handoff
 from citewall.storage.models import (
     ApiToken,
@@ -116,10 +119,24 @@ def test_an_erasure_recorded_and_interrupted_is_carried_out_later(db: Database) 
         again = request_erasure(session, user_id, requested_by="cli:ops", now=NOW, audit=_line(0))
         assert again.id == request.id
         assert pending_erasures(session) == [request.id]
-    (done,) = resume_erasures(db.sessions, now=NOW, canned_replies=SMALL_TALK_REPLIES)
+    ticks = iter(NOW + timedelta(seconds=s) for s in range(1, 100))
+    (done,) = resume_erasures(
+        db.sessions, clock=lambda: next(ticks), canned_replies=SMALL_TALK_REPLIES
+    )
     assert done.status == "done" and done.receipt["removed"]["messages.content"] == 2
     assert done.receipt["kept"]["conversations"] == 1
-    assert carry_out(db.sessions, request.id, now=NOW).receipt == done.receipt  # idempotent
+    # Real times: recorded, then the words removed, then done (each when it happened).
+    with db.sessions() as session:
+        removed_at = set(
+            session.scalars(
+                select(Message.content_removed_at).where(Message.conversation_id == conversation.id)
+            )
+        )
+    assert done.requested_at == NOW
+    assert removed_at == {NOW + timedelta(seconds=1)}
+    assert done.completed_at == NOW + timedelta(seconds=2)
+    again = carry_out(db.sessions, request.id, clock=lambda: NOW + timedelta(days=1))
+    assert again.receipt == done.receipt and again.completed_at == done.completed_at  # idempotent
     with db.sessions() as session:
         assert session.get(User, user_id) is None
         assert pending_erasures(session) == []
@@ -187,9 +204,122 @@ def test_a_request_for_a_person_is_members_words_and_still_counts_after_erasure(
         assert session.scalars(select(Handoff.message)).all() == [None, None]
         assert session.scalars(select(Handoff.payload)).all() == [None, None]
         request = request_erasure(session, kept_id, requested_by="cli:ops", now=NOW, audit=_line(0))
-    done = carry_out(db.sessions, request.id, now=NOW)
+    done = carry_out(db.sessions, request.id, clock=lambda: NOW)
     assert done.receipt["kept"]["handoffs"] == 1
     with db.sessions() as session:
         assert session.scalar(select(func.count()).select_from(Handoff)) == 2
         owners = {u.name for u in session.scalars(select(User).join(Handoff))}
         assert "asker" in owners and any(n.startswith("erased-") for n in owners)
+
+
+def test_a_span_left_by_an_earlier_run_goes_at_the_next_and_only_the_span(db: Database) -> None:
+    """A conversation whose words an earlier run removed while each source's ``span`` (the
+    answer's sentence that cited it) stayed is found again: the next run removes the spans,
+    keeps the rest of each source (what the rollups read), and the one after finds nothing."""
+    old = NOW - timedelta(days=40)
+    sources = [
+        {"n": 1, "card_id": "k0", "title": "Refunds", "span": "My refund for order 77 [1]."},
+        {"n": 2, "card_id": "k1", "title": "Labels", "span": None, "source_url": "https://x/k1"},
+        "not a source",
+    ]
+    with db.sessions() as session:
+        user, _ = create_user(session, "spanned")
+        conversation = Conversation(
+            user_id=user.id, title="(removed)", created_at=old, updated_at=old
+        )
+        session.add(conversation)
+        session.flush()
+        session.add_all(
+            [
+                Message(
+                    conversation_id=conversation.id,
+                    seq=1,
+                    role="user",
+                    content="",
+                    created_at=old,
+                    content_removed_at=old,
+                ),
+                Message(
+                    conversation_id=conversation.id,
+                    seq=2,
+                    role="assistant",
+                    content="",
+                    sources=sources,
+                    created_at=old,
+                    content_removed_at=old,
+                ),
+            ]
+        )
+        session.commit()
+        conversation_id = conversation.id
+    policy = RetentionPolicy(days=30)
+    report = run_retention(db.sessions, policy, now=NOW)
+    assert report.conversations == 1 and report.removed["messages.sources.span"] == 1
+    with db.sessions() as session:
+        (stored,) = session.scalars(
+            select(Message.sources).where(
+                Message.conversation_id == conversation_id, Message.role == "assistant"
+            )
+        ).all()
+    assert stored == [
+        {"n": 1, "card_id": "k0", "title": "Refunds"},
+        {"n": 2, "card_id": "k1", "title": "Labels", "source_url": "https://x/k1"},
+        "not a source",
+    ]
+    assert run_retention(db.sessions, policy, now=NOW).conversations == 0
+
+
+def test_removed_questions_say_why_on_the_gaps_and_feedback_reports(db: Database) -> None:
+    """A question whose words retention removed is marked ``retention``, one of an erased
+    member ``erasure``, a stored one not at all: the admin pages name the reason, not a
+    blank."""
+    old = NOW - timedelta(days=40)
+    with db.sessions() as session:
+        owners = [create_user(session, n)[0] for n in ("kept-words", "aged", "leaver")]
+        owner_ids = [u.id for u in owners]
+        for owner in owners:
+            at = NOW if owner.name == "kept-words" else old
+            conversation = Conversation(user_id=owner.id, title="q", created_at=at, updated_at=at)
+            session.add(conversation)
+            session.flush()
+            answer = Message(
+                conversation_id=conversation.id,
+                seq=2,
+                role="assistant",
+                content="nothing",
+                answer_status="not_found",
+                support=0.1,
+                created_at=at,
+            )
+            session.add_all(
+                [
+                    Message(
+                        conversation_id=conversation.id,
+                        seq=1,
+                        role="user",
+                        content=f"where is the office of {owner.name}",
+                        created_at=at,
+                    ),
+                    answer,
+                ]
+            )
+            session.flush()
+            session.add(Feedback(message_id=answer.id, user_id=owner.id, rating="down"))
+        session.commit()
+    with db.sessions() as session:
+        request = request_erasure(
+            session, owner_ids[2], requested_by="cli:ops", now=NOW, audit=_line(0)
+        )
+    carry_out(db.sessions, request.id, clock=lambda: NOW)
+    run_retention(db.sessions, RetentionPolicy(days=30), now=NOW)
+    rule = GapRule(min_coverage=0.7, low_support=0.5)
+    with db.sessions() as session:
+        gaps = gap_questions(session, rule=rule)["gap"]
+        worst = feedback_report(session, limit=10).worst
+    by_words = sorted((q.question, q.removed) for q in gaps)
+    assert by_words == [
+        ("", "erasure"),
+        ("", "retention"),
+        ("where is the office of kept-words", None),
+    ]
+    assert sorted((a.question or "", a.removed) for a in worst) == by_words

@@ -1,8 +1,10 @@
 """Property: a retention run removes the words of exactly the conversations past the window
-and every rollup (entry performance, feedback, knowledge gaps, exposure, headline) gives the
-same figures before and after it, equal to a plain model of the turns, but for the fields
-that are text by nature. A run stopped after any batch and run again ends the same (SQLite;
-``test_retention.py`` runs the same check once on PostgreSQL)."""
+(each cited source's ``span``, the answer's sentence, too) and every rollup (entry
+performance, feedback, knowledge gaps, exposure, headline, resolution per period, per top card
+and per knowledge-gap group) gives the same figures before and after it, equal to a plain
+model of the turns, but for the fields that are text by nature. A run stopped after any batch
+and run again ends the same (SQLite; ``test_retention.py`` runs the same check once on
+PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,13 @@ from citewall.storage.feedback_report import feedback_report
 from citewall.storage.gaps import gap_questions, group_questions
 from citewall.storage.headline import headline
 from citewall.storage.models import CardRow, Conversation, Feedback, Message, RetrievalEvent
+from citewall.storage.resolution import resolution_report
+from citewall.storage.resolution_groups import (
+    card_resolution,
+    gap_group_conversations,
+    gap_resolution,
+    outcomes_of,
+)
 from citewall.storage.retention import RetentionPolicy, run_retention
 from citewall.storage.schema import Database, migrate
 from citewall.text.terms import content_terms
@@ -50,6 +59,9 @@ BASE = datetime(2026, 1, 26, tzinfo=UTC)
 NOW = BASE + timedelta(days=50)
 RULE = GapRule(min_coverage=0.7, low_support=0.5)
 SMALL_TALK = sorted(SMALL_TALK_REPLIES)[0]
+#: Words of the answer sentence each cited source keeps as its span.
+SPAN_WORDS = "Your own order"
+WINDOW = timedelta(hours=72)
 
 
 @dataclass(frozen=True)
@@ -155,7 +167,15 @@ def store(db: Database, turns: list[Turn]) -> dict[int, str]:
                 )
                 continue
             sources = [
-                {"n": n, "card_id": c, "title": c, "text": CARDS[c], "metadata": {}}
+                {
+                    "n": n,
+                    "card_id": c,
+                    "title": c,
+                    "text": CARDS[c],
+                    "span": f"{SPAN_WORDS} {' '.join(turn.words)} [{n}].",
+                    "source_url": f"https://help.example/{c}",
+                    "metadata": {},
+                }
                 for n, c in enumerate(turn.cited, start=1)
             ]
             _, answer = saved_turn(
@@ -210,8 +230,8 @@ def rollups(db: Database) -> dict[str, Any]:
             "performance": {p: entry_performance(session, period=p) for p in ("all", "week")},
             "headline": headline(session, small_talk_replies=SMALL_TALK_REPLIES),
             "feedback": (feedback.up, feedback.down, feedback.helpful_rate, feedback.cards),
-            "feedback_worst": _without(feedback.worst, "question", "answer", "comment"),
-            "gaps": {v: _without(qs, "question") for v, qs in found.items()},
+            "feedback_worst": _without(feedback.worst, "question", "answer", "comment", "removed"),
+            "gaps": {v: _without(qs, "question", "removed") for v, qs in found.items()},
             # Questions are grouped by their words (gone after the run): the per-period
             # counts of all groups together are the figure that stays.
             "gap_periods": {
@@ -219,6 +239,32 @@ def rollups(db: Database) -> dict[str, Any]:
                 for v, qs in found.items()
             },
             "exposure": exposure,
+            "resolution": {
+                p: resolution_report(
+                    session,
+                    now=NOW,
+                    window=WINDOW,
+                    period=p,
+                    small_talk_replies=SMALL_TALK_REPLIES,
+                )
+                for p in ("day", "week")
+            },
+            "resolution_cards": card_resolution(
+                session, now=NOW, window=WINDOW, small_talk_replies=SMALL_TALK_REPLIES
+            ),
+            # Grouped by their words, as the gaps: the conversations of all groups together,
+            # each with its outcome, are the figure that stays.
+            "resolution_gaps": outcomes_of(
+                session,
+                {
+                    c
+                    for g in gap_resolution(session, rule=RULE, now=NOW, window=WINDOW, limit=500)
+                    for c in gap_group_conversations(session, rule=RULE, group_id=g.group_id) or ()
+                },
+                now=NOW,
+                window=WINDOW,
+                small_talk_replies=SMALL_TALK_REPLIES,
+            ),
         }
     return out
 
@@ -288,6 +334,22 @@ def check_words(db: Database, ids: dict[int, str], turns: list[Turn], days: int)
                 )
             ).all()
             assert all((q is None) == old for q in queries), n
+            spans = [
+                source.get("span")
+                for m in messages
+                for source in m.sources
+                if isinstance(source, dict)
+            ]
+            if old:
+                assert spans == [None] * len(spans), (n, spans)
+            else:
+                assert all(s is not None and SPAN_WORDS in s for s in spans), (n, spans)
+            # The rest of each source is the knowledge base's and stays.
+            assert all(
+                source["source_url"].endswith(source["card_id"])
+                for m in messages
+                for source in m.sources
+            )
             comments = session.scalars(
                 select(Feedback.comment)
                 .join(Message, Feedback.message_id == Message.id)

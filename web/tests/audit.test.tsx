@@ -1,14 +1,23 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { createRoot } from "react-dom/client";
 import { renderToStaticMarkup } from "react-dom/server";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import {
   ACTIONS,
+  AdminAudit,
   AuditTable,
   NO_AUDIT_LINES,
   RetentionSummary,
+  actionFromSearch,
   actionText,
+  emptyAuditText,
   keptFor,
+  noLinesOf,
+  searchForAction,
 } from "../src/admin/AdminAudit";
+import { ApiClient } from "../src/api/client";
 import type { AuditEntryPublic, AuditPage } from "../src/api/types";
 import { parseRoute } from "../src/router";
 import { routePageName } from "../src/shell/title";
@@ -77,5 +86,83 @@ describe("the audit log page", () => {
     );
     expect(on).toContain("30 days");
     expect(on).toContain("365 days");
+  });
+});
+
+describe("the audit log's filter", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    window.history.replaceState(null, "", "/");
+  });
+
+  it("says the filter matched nothing, not that the log is empty", () => {
+    const none = renderToStaticMarkup(
+      <AuditTable page={page([])} onPage={() => {}} action="erasure" />,
+    );
+    expect(none).toContain("No line of this kind: nothing recorded as “Erasure” yet.");
+    expect(none).not.toContain(NO_AUDIT_LINES.slice(0, 30));
+    expect(emptyAuditText("")).toBe(NO_AUDIT_LINES);
+    expect(emptyAuditText("export")).toBe(noLinesOf("export"));
+  });
+
+  it("is read from the query string and written back to it", () => {
+    expect(actionFromSearch("?action=erasure")).toBe("erasure");
+    expect(actionFromSearch("?action=cards.change&x=1")).toBe("cards.change");
+    for (const search of ["", "?action=", "?action=nope", "?action=toString", "?other=1"]) {
+      expect(actionFromSearch(search)).toBe("");
+    }
+    expect(searchForAction("")).toBe("");
+    expect(searchForAction("knowledge_gaps.read")).toBe("?action=knowledge_gaps.read");
+    for (const action of Object.keys(ACTIONS) as (keyof typeof ACTIONS)[]) {
+      expect(actionFromSearch(searchForAction(action))).toBe(action);
+    }
+  });
+
+  it("survives a reload: the page reads the filter from the address and keeps it there", async () => {
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    window.history.replaceState(null, "", "/admin/audit?action=erasure");
+    const urls: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn((url: string) => {
+        urls.push(url);
+        const body = url.startsWith("/api/v1/admin/retention")
+          ? { retention_days: null, audit_retention_days: null }
+          : page([]);
+        return Promise.resolve(
+          new Response(JSON.stringify(body), {
+            status: 200,
+            headers: { "Content-Type": "application/json" },
+          }),
+        );
+      }),
+    );
+    const host = document.createElement("div");
+    document.body.append(host);
+    const root = createRoot(host);
+    await act(async () => {
+      root.render(<AdminAudit client={new ApiClient("t")} />);
+      await Promise.resolve();
+    });
+    await vi.waitFor(() => expect(host.textContent).toContain("No line of this kind"));
+    expect(urls).toContain("/api/v1/admin/audit?action=erasure&limit=50&offset=0");
+    const select = host.querySelector<HTMLSelectElement>("#audit-action");
+    expect(select?.value).toBe("erasure");
+    act(() => {
+      if (select) select.value = "export";
+      select?.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    expect(window.location.pathname + window.location.search).toBe("/admin/audit?action=export");
+    await vi.waitFor(() =>
+      expect(urls).toContain("/api/v1/admin/audit?action=export&limit=50&offset=0"),
+    );
+    act(() => {
+      if (select) select.value = "";
+      select?.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    expect(window.location.search).toBe("");
+    await vi.waitFor(() => expect(host.textContent).toContain(NO_AUDIT_LINES.slice(0, 30)));
+    act(() => root.unmount());
+    host.remove();
   });
 });

@@ -120,6 +120,7 @@ describe("the embed's state", () => {
     kind: "ready",
     session: "cw_s",
     regenerateVaries: false,
+    handoff: false,
     conversationId: null,
     opening: 0,
     ...change,
@@ -130,9 +131,22 @@ describe("the embed's state", () => {
       type: "signedIn",
       session: "cw_s",
       regenerateVaries: false,
+      handoff: false,
       conversation: ID,
     });
     expect(state).toEqual(ready({ conversationId: ID }));
+  });
+
+  it("keeps whether the session's server hands over to a person", () => {
+    const state = embedReducer(initialEmbed, {
+      type: "signedIn",
+      session: "cw_s",
+      regenerateVaries: false,
+      handoff: true,
+      conversation: null,
+    });
+    expect(state).toEqual(ready({ handoff: true }));
+    expect(embedReducer(state, { type: "new" })).toMatchObject({ handoff: true, opening: 1 });
   });
 
   it("follows the open conversation; New conversation starts afresh", () => {
@@ -151,6 +165,7 @@ describe("the embed's state", () => {
         type: "signedIn",
         session: "x",
         regenerateVaries: true,
+        handoff: false,
         conversation: null,
       }),
     ).toBe(stopped);
@@ -164,6 +179,7 @@ describe("the embed's state", () => {
         type: "signedIn",
         session: "other",
         regenerateVaries: true,
+        handoff: false,
         conversation: ID,
       }),
     ).toBe(state);

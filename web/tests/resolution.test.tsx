@@ -2,8 +2,8 @@
 /**
  * The Resolution page's parts: one stacked bar per period with a segment per outcome, sized by
  * its count; the table's rates; the outcomes per top card (a removed card named by its id, its
- * count picking the card whose conversations are listed) and per knowledge-gap group (linking
- * its newest conversations).
+ * count picking the card whose conversations are listed) and per knowledge-gap group (its
+ * count picking the group whose conversations are listed, through the `gap_group` filter).
  */
 import { act } from "react";
 import { createRoot } from "react-dom/client";
@@ -12,13 +12,16 @@ import { describe, expect, it, vi } from "vitest";
 
 import {
   CardResolutionTable,
+  ConversationsBehind,
   GapResolutionTable,
-  LINKED_CONVERSATIONS,
   NO_GAP_GROUPS,
   NO_TOP_CARDS,
   OUTCOMES,
   OutcomeBars,
+  noneBehind,
+  type Behind,
 } from "../src/admin/AdminResolution";
+import { ApiClient } from "../src/api/client";
 import type { CardResolution, GapResolution, ResolutionPeriod } from "../src/api/types";
 
 function period(start: string, counts: Partial<ResolutionPeriod["counts"]>): ResolutionPeriod {
@@ -108,27 +111,77 @@ describe("the outcomes per top card", () => {
 });
 
 describe("the outcomes per knowledge-gap group", () => {
-  it("show each group's list, counts and rates, and link its newest conversations", () => {
-    const ids = ["c1", "c2", "c3", "c4"];
-    const group: GapResolution = {
-      verdict: "gap",
-      question: "where is your office in berlin",
-      questions: 5,
-      conversations: 4,
-      conversation_ids: ids,
-      ...shares({ unresolved: 3, escalated: 1 }),
-    };
-    const html = renderToStaticMarkup(
-      <GapResolutionTable
-        rows={[group, { ...group, verdict: "answered_badly", question: "refunds" }]}
-      />,
-    );
+  const group: GapResolution = {
+    verdict: "gap",
+    group_id: "m-office",
+    question: "where is your office in berlin",
+    questions: 5,
+    conversations: 4,
+    ...shares({ unresolved: 3, escalated: 1 }),
+  };
+  const rows = [
+    group,
+    { ...group, verdict: "answered_badly" as const, group_id: "m-refunds", question: "refunds" },
+  ];
+
+  it("show each group's list, counts and rates", () => {
+    const html = renderToStaticMarkup(<GapResolutionTable rows={rows} onPick={() => {}} />);
     expect(html).toContain("Knowledge gap");
     expect(html).toContain("Answered badly");
-    expect(html.match(/href="\/admin\/conversations\//g)).toHaveLength(2 * LINKED_CONVERSATIONS);
-    expect(html).toContain('href="/admin/conversations/c1"');
-    expect(html).not.toContain('href="/admin/conversations/c4"');
+    expect(html.match(/data-group=/g)).toHaveLength(2);
     expect(html).toContain(">25.0%</td>");
-    expect(renderToStaticMarkup(<GapResolutionTable rows={[]} />)).toContain(NO_GAP_GROUPS);
+    const empty = renderToStaticMarkup(<GapResolutionTable rows={[]} onPick={() => {}} />);
+    expect(empty).toContain(NO_GAP_GROUPS);
+  });
+
+  it("pick the group whose conversations are listed, as a filtered list", async () => {
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+    const picked = vi.fn();
+    const host = document.createElement("div");
+    const root = createRoot(host);
+    act(() => root.render(<GapResolutionTable rows={rows} onPick={picked} />));
+    host.querySelector<HTMLButtonElement>('[data-group="m-refunds"] button')?.click();
+    expect(picked).toHaveBeenCalledWith(rows[1]);
+
+    const urls: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn((url: string) => {
+        urls.push(url);
+        const listed = [
+          {
+            conversation_id: "c9",
+            user_id: 1,
+            user_name: "mia",
+            title: "refunds",
+            created_at: "2026-03-09T10:00:00Z",
+            last_at: "2026-03-09T10:05:00Z",
+            outcome: "escalated",
+            top_card_id: null,
+          },
+        ];
+        return Promise.resolve(
+          new Response(JSON.stringify(listed), {
+            status: 200,
+            headers: { "Content-Type": "application/json" },
+          }),
+        );
+      }),
+    );
+    const behind: Behind = { kind: "gap", groupId: "m-refunds", question: "refunds" };
+    await act(async () => {
+      root.render(
+        <ConversationsBehind client={new ApiClient("t")} outcome="escalated" behind={behind} />,
+      );
+      await Promise.resolve();
+    });
+    await vi.waitFor(() => expect(host.textContent).toContain("mia"));
+    expect(urls).toEqual([
+      "/api/v1/admin/analytics/resolution/conversations?outcome=escalated&gap_group=m-refunds&limit=200",
+    ]);
+    expect(host.querySelector('a[href="/admin/conversations/c9"]')).not.toBeNull();
+    expect(noneBehind(behind)).toContain("knowledge-gap group");
+    act(() => root.unmount());
+    vi.unstubAllGlobals();
   });
 });

@@ -82,6 +82,7 @@ def sign_in_with_host_token(
         name=user.name,
         role=user.role,
         regenerate_varies=runtime.settings.regenerate_varies,
+        handoff=runtime.settings.handoff,
     )
 
 

@@ -21,7 +21,6 @@ from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.errors import UserError
 from citewall.storage import audit, erasure
 from citewall.storage.audit import AuditAction
-from citewall.storage.models import Erasure
 
 router = APIRouter(
     prefix="/api/v1/admin", tags=["admin"], responses=error_responses(*AUTHENTICATED, 403, 404)
@@ -57,20 +56,6 @@ def retention_settings(runtime: RuntimeDep, admin: AdminUser) -> Any:
     )
 
 
-def erasure_receipt(row: Erasure) -> ErasureReceipt:
-    """A stored erasure request as its receipt."""
-    return ErasureReceipt(
-        id=row.id,
-        user_id=row.user_id,
-        requested_by=row.requested_by,
-        requested_at=row.requested_at,
-        status=row.status,
-        completed_at=row.completed_at,
-        removed={str(k): int(v) for k, v in row.receipt.get("removed", {}).items()},
-        kept={str(k): int(v) for k, v in row.receipt.get("kept", {}).items()},
-    )
-
-
 @router.post("/users/{user_id}/erasure", response_model=ErasureReceipt)
 def erase_user(
     user_id: int, session: SessionDep, runtime: RuntimeDep, admin: AdminUser, trail: AuditTrail
@@ -81,18 +66,20 @@ def erase_user(
     carried out; the receipt says what was removed, when and by whom."""
     if user_id == admin.id:
         raise UserError("an admin cannot erase themself here; use `citewall users erase`")
-    now = runtime.clock()
     request = erasure.request_erasure(
         session,
         user_id,
         requested_by=admin.name,
-        now=now,
+        now=runtime.clock(),
         audit=trail.event("erasure", f"user:{user_id}"),
     )
     done = erasure.carry_out(
-        runtime.session_factory, request.id, now=now, canned_replies=SMALL_TALK_REPLIES
+        runtime.session_factory,
+        request.id,
+        clock=runtime.clock,
+        canned_replies=SMALL_TALK_REPLIES,
     )
-    return erasure_receipt(done)
+    return ErasureReceipt.of(done)
 
 
 @router.get("/erasures", response_model=list[ErasureReceipt])
@@ -103,4 +90,5 @@ def erasure_receipts(
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The erasure receipts, newest first."""
-    return [erasure_receipt(r) for r in erasure.list_erasures(session, limit=limit, offset=offset)]
+    rows = erasure.list_erasures(session, limit=limit, offset=offset)
+    return [ErasureReceipt.of(r) for r in rows]

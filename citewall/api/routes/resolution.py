@@ -24,6 +24,7 @@ from citewall.api.resolution_schemas import (
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import MAX_OFFSET
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
+from citewall.errors import NotFoundError
 from citewall.retrieval.covered import GapRule
 from citewall.storage import resolution, resolution_groups
 from citewall.storage.resolution import Outcome, ResolutionPeriodRow
@@ -77,7 +78,11 @@ def resolution_report(
     )
 
 
-@router.get("/resolution/conversations", response_model=list[OutcomeConversationPublic])
+@router.get(
+    "/resolution/conversations",
+    response_model=list[OutcomeConversationPublic],
+    responses=error_responses(404),
+)
 def outcome_conversations(
     session: SessionDep,
     runtime: RuntimeDep,
@@ -88,19 +93,44 @@ def outcome_conversations(
     top_card_id: str | None = Query(
         None, max_length=200, pattern=r"^[^\x00]+$", description="Whose top card it is"
     ),
+    gap_group: str | None = Query(
+        None,
+        max_length=200,
+        pattern=r"^[^\x00]+$",
+        description="The knowledge-gap group whose conversations these are (its group_id)",
+    ),
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     limit: int = Query(100, ge=1, le=resolution.MAX_LISTED),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Any:
     """The conversations behind a number of the report: begun in ``[since, until)``, with
-    ``outcome`` and ``top_card_id`` when given, newest first."""
+    ``outcome`` and ``top_card_id`` when given, newest first. With ``gap_group`` (a
+    ``group_id`` of ``/resolution/gaps``), the conversations of that knowledge-gap group, and
+    ``[since, until)`` is the window its questions were asked in, as for ``/resolution/gaps``
+    (404 when no group of that window goes by the id)."""
+    s = runtime.settings
+    conversation_ids: list[str] | None = None
+    if gap_group is not None:
+        rule = GapRule(
+            min_coverage=s.knowledge_gap_min_coverage, low_support=s.knowledge_gap_support
+        )
+        conversation_ids = resolution_groups.gap_group_conversations(
+            session, rule=rule, group_id=gap_group, since=since, until=until
+        )
+        if conversation_ids is None:
+            raise NotFoundError(
+                f"no knowledge-gap group {gap_group!r} among the questions of this window: "
+                "take group_id from /resolution/gaps with the same since and until"
+            )
+        since = until = None  # the window chose the group's questions
     rows = resolution.outcome_conversations(
         session,
         now=runtime.clock(),
-        window=timedelta(hours=runtime.settings.resolution_window_hours),
+        window=timedelta(hours=s.resolution_window_hours),
         outcome=outcome,
         top_card_id=top_card_id,
+        conversation_ids=conversation_ids,
         since=since,
         until=until,
         small_talk_replies=SMALL_TALK_REPLIES,
@@ -174,8 +204,8 @@ def gap_resolution(
             verdict=r.verdict,
             question=r.question,
             questions=r.questions,
+            group_id=r.group_id,
             conversations=r.conversations,
-            conversation_ids=r.conversation_ids,
             **_outcomes(r.outcomes),
         )
         for r in rows

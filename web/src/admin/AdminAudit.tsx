@@ -1,5 +1,7 @@
 /** The audit log (admin): who read or changed which member's data, when and from where,
- * newest first, with how long members' words and the log itself are kept (docs/privacy.md). */
+ * newest first, with how long members' words and the log itself are kept (docs/privacy.md).
+ * The action shown is in the address (`/admin/audit?action=erasure`): it survives a reload and
+ * can be linked. */
 import { useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
@@ -31,6 +33,29 @@ export const ACTIONS: Record<AuditAction, string> = {
   "sources.change": "Sources changed",
   retention: "Retention run",
 };
+
+/** The words for a filter that matches no line, when the log itself has some. */
+export function noLinesOf(action: AuditAction): string {
+  return `No line of this kind: nothing recorded as “${ACTIONS[action]}” yet.`;
+}
+
+/** What the table says when it has no line: the log is empty, or only the filter matched
+ * nothing. */
+export function emptyAuditText(action: AuditAction | ""): string {
+  return action === "" ? NO_AUDIT_LINES : noLinesOf(action);
+}
+
+/** The action filter an address's query string names ("" for everything, and for an action
+ * this page does not know). */
+export function actionFromSearch(search: string): AuditAction | "" {
+  const named = new URLSearchParams(search).get("action") ?? "";
+  return Object.hasOwn(ACTIONS, named) ? (named as AuditAction) : "";
+}
+
+/** The query string for the action filter (empty for everything). */
+export function searchForAction(action: AuditAction | ""): string {
+  return action === "" ? "" : `?${new URLSearchParams({ action }).toString()}`;
+}
 
 /** An action's words, or the action itself for one this page does not know. */
 export function actionText(action: string): string {
@@ -67,6 +92,8 @@ const AUDIT_COLUMNS: readonly Column<AuditEntryPublic>[] = [
 export function AuditTable(props: {
   page: AuditPage;
   onPage: (offset: number) => void;
+  /** The action filter the page was read with ("": everything). */
+  action?: AuditAction | "";
 }): ReactNode {
   const page = props.page;
   return (
@@ -76,7 +103,7 @@ export function AuditTable(props: {
       columns={AUDIT_COLUMNS}
       rows={page.entries}
       rowKey={(e) => String(e.id)}
-      empty={NO_AUDIT_LINES}
+      empty={emptyAuditText(props.action ?? "")}
       header={
         <p className="muted" role="status">
           {page.total} line{page.total === 1 ? "" : "s"}
@@ -95,7 +122,9 @@ export function AuditTable(props: {
 }
 
 export function AdminAudit(props: { client: ApiClient }): ReactNode {
-  const [action, setAction] = useState<AuditAction | "">("");
+  const [action, setAction] = useState<AuditAction | "">(() =>
+    actionFromSearch(window.location.search),
+  );
   const [offset, setOffset] = useState(0);
   const settings = useLoad(() => props.client.retention(), [props.client]);
   const page = useLoad(
@@ -114,8 +143,12 @@ export function AdminAudit(props: { client: ApiClient }): ReactNode {
           id="audit-action"
           value={action}
           onChange={(e) => {
-            setAction(e.target.value as AuditAction | "");
+            const chosen = e.target.value as AuditAction | "";
+            setAction(chosen);
             setOffset(0);
+            // In the address, so a reload keeps it and the view can be linked.
+            const url = `${window.location.pathname}${searchForAction(chosen)}`;
+            window.history.replaceState(window.history.state, "", url);
           }}
         >
           <option value="">Everything</option>
@@ -127,7 +160,7 @@ export function AdminAudit(props: { client: ApiClient }): ReactNode {
         </select>
       </div>
       <LoadState state={page} what="the audit log">
-        {(p) => <AuditTable page={p} onPage={setOffset} />}
+        {(p) => <AuditTable page={p} onPage={setOffset} action={action} />}
       </LoadState>
     </section>
   );

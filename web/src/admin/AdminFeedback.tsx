@@ -16,6 +16,7 @@ import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
 import { DataTable, type Column } from "./DataTable";
 import { EmptyState } from "./EmptyState";
+import { StoredWords } from "./removed";
 import { userName } from "./users";
 
 /** How many of the worst-rated answers the page asks for. */
@@ -136,11 +137,17 @@ const WORST_COLUMNS: readonly Column<RatedAnswer>[] = [
     className: "gap-question",
     cell: (a) => (
       <NavLink to={conversationPath(a.conversation_id)}>
-        {a.question ?? "(question missing)"}
+        <StoredWords words={a.question} removed={a.removed} missing="(question missing)" />
       </NavLink>
     ),
   },
-  { header: "Answer", className: "answer-preview", cell: (a) => answerPreview(a.answer) },
+  { header: "Answer", className: "answer-preview", cell: (a) =>
+      a.removed ? (
+        <StoredWords words={null} removed={a.removed} />
+      ) : (
+        answerPreview(a.answer)
+      ),
+  },
   {
     header: "Comment",
     className: "comment-cell",

@@ -22,6 +22,7 @@ import { formatDate, formatNumber } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { AbstentionCalibration } from "./AbstentionCalibration";
 import { DataTable, type Column } from "./DataTable";
+import { StoredWords } from "./removed";
 import { SaveTestQuestion, type SaveQuestion } from "./SaveTestQuestion";
 import { LookbackSelect, sinceFor, type Lookback } from "../components/LookbackSelect";
 
@@ -245,7 +246,9 @@ function GapQuestion(props: { gap: KnowledgeGap; onSave: SaveQuestion | undefine
   const g = props.gap;
   return (
     <>
-      <span className="question-text">{g.question}</span>
+      <span className="question-text">
+        <StoredWords words={g.question} removed={g.examples[0]?.removed} />
+      </span>
       {g.examples.length > 0 && (
         <details className="gap-examples">
           <summary>
@@ -258,11 +261,13 @@ function GapQuestion(props: { gap: KnowledgeGap; onSave: SaveQuestion | undefine
           <ul>
             {g.examples.map((q) => (
               <li key={q.message_id}>
-                <NavLink to={conversationPath(q.conversation_id)}>{q.question}</NavLink>{" "}
+                <NavLink to={conversationPath(q.conversation_id)}>
+                  <StoredWords words={q.question} removed={q.removed} />
+                </NavLink>{" "}
                 <span className="muted">
                   · {exampleStatus(q)} · {formatDate(q.asked_at)}
                 </span>
-                {props.onSave && (
+                {props.onSave && !q.removed && (
                   <SaveTestQuestion
                     messageId={q.message_id}
                     cards={[]}

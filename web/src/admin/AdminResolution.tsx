@@ -1,8 +1,8 @@
 /**
  * Resolution (admin): the conversations of each day or week by outcome, drawn as stacked bars
  * (inline SVG, colours from the stylesheet), the counts and rates in a table, the outcomes per
- * top card and per knowledge-gap group, and the conversations behind the outcome (and card)
- * picked. "Resolved" means no sign of failure, not a
+ * top card and per knowledge-gap group, and the conversations behind the outcome (and card
+ * or knowledge-gap group) picked. "Resolved" means no sign of failure, not a
  * confirmed fix; a conversation is `open` until its window closes.
  */
 import { useState, type ReactNode } from "react";
@@ -169,49 +169,72 @@ const GAP_LIST: Record<GapResolution["verdict"], string> = {
   answered_badly: "Answered badly",
 };
 
-/** How many of a group's conversations are linked in its row. */
-export const LINKED_CONVERSATIONS = 3;
-
-const GAP_COLUMNS: readonly Column<GapResolution>[] = [
-  { header: "Questions like", cell: (g) => g.question },
-  { header: "List", cell: (g) => GAP_LIST[g.verdict] },
-  { header: "Questions", numeric: true, cell: (g) => g.questions },
-  { header: "Conversations", numeric: true, cell: (g) => g.conversations },
-  ...outcomeColumns<GapResolution>(),
-  {
-    header: "Newest conversations",
-    cell: (g) =>
-      g.conversation_ids.slice(0, LINKED_CONVERSATIONS).map((id, i) => (
-        <span key={id}>
-          {i > 0 ? ", " : ""}
-          <NavLink to={conversationPath(id)}>{`#${i + 1}`}</NavLink>
-        </span>
-      )),
-  },
-];
-
-/** Outcomes per knowledge-gap group (both lists of the knowledge-gaps report). */
-export function GapResolutionTable(props: { rows: readonly GapResolution[] }): ReactNode {
+/** Outcomes per knowledge-gap group (both lists of the knowledge-gaps report);
+ * "Conversations" picks the group whose conversations are listed. */
+export function GapResolutionTable(props: {
+  rows: readonly GapResolution[];
+  onPick: (group: GapResolution) => void;
+}): ReactNode {
+  const columns: Column<GapResolution>[] = [
+    { header: "Questions like", cell: (g) => g.question },
+    { header: "List", cell: (g) => GAP_LIST[g.verdict] },
+    { header: "Questions", numeric: true, cell: (g) => g.questions },
+    {
+      header: "Conversations",
+      numeric: true,
+      cell: (g) => (
+        <button
+          type="button"
+          className="link-button"
+          aria-label={`Conversations of the questions like “${g.question}”`}
+          onClick={() => props.onPick(g)}
+        >
+          {g.conversations}
+        </button>
+      ),
+    },
+    ...outcomeColumns<GapResolution>(),
+  ];
   return (
     <DataTable
       label="Outcomes per knowledge-gap group"
       className="resolution-gaps"
-      columns={GAP_COLUMNS}
+      columns={columns}
       rows={props.rows}
-      rowKey={(g) => `${g.verdict}:${g.question}`}
+      rowKey={(g) => g.group_id}
+      rowData={(g) => ({ group: g.group_id })}
       empty={NO_GAP_GROUPS}
     />
   );
 }
 
-function ConversationsBehind(props: {
+/** Whose conversations the list behind a number shows: any, a top card's, or a knowledge-gap
+ * group's. */
+export type Behind =
+  | { kind: "any" }
+  | { kind: "card"; cardId: string }
+  | { kind: "gap"; groupId: string; question: string };
+
+const ANY: Behind = { kind: "any" };
+
+/** The list's empty wording for `behind`. */
+export function noneBehind(behind: Behind): string {
+  if (behind.kind === "card") return "No conversation with this top card has this outcome.";
+  if (behind.kind === "gap") return "No conversation of this knowledge-gap group has this outcome.";
+  return "No conversation has this outcome.";
+}
+
+export function ConversationsBehind(props: {
   client: ApiClient;
   outcome: Outcome;
-  card: string | null;
+  behind: Behind;
 }): ReactNode {
+  const { behind } = props;
+  const card = behind.kind === "card" ? behind.cardId : null;
+  const group = behind.kind === "gap" ? behind.groupId : null;
   const state = useLoad(
-    () => props.client.outcomeConversations(props.outcome, props.card),
-    [props.client, props.outcome, props.card],
+    () => props.client.outcomeConversations(props.outcome, card, group),
+    [props.client, props.outcome, card, group],
   );
   return (
     <LoadState state={state} what="conversations">
@@ -232,11 +255,7 @@ function ConversationsBehind(props: {
           ]}
           rows={items}
           rowKey={(c) => c.conversation_id}
-          empty={
-            props.card === null
-              ? "No conversation has this outcome."
-              : "No conversation with this top card has this outcome."
-          }
+          empty={noneBehind(behind)}
         />
       )}
     </LoadState>
@@ -246,7 +265,7 @@ function ConversationsBehind(props: {
 export function AdminResolution(props: { client: ApiClient }): ReactNode {
   const [period, setPeriod] = useState<"day" | "week">("week");
   const [outcome, setOutcome] = useState<Outcome>("escalated");
-  const [card, setCard] = useState<string | null>(null);
+  const [behind, setBehind] = useState<Behind>(ANY);
   const state = useLoad(() => props.client.resolution(period), [props.client, period]);
   const cards = useLoad(() => props.client.cardResolution(), [props.client]);
   const groups = useLoad(() => props.client.gapResolution(), [props.client]);
@@ -311,11 +330,21 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
         anything.
       </p>
       <LoadState state={cards} what="the outcomes per card">
-        {(rows) => <CardResolutionTable rows={rows} onPick={setCard} />}
+        {(rows) => (
+          <CardResolutionTable
+            rows={rows}
+            onPick={(cardId) => setBehind({ kind: "card", cardId })}
+          />
+        )}
       </LoadState>
       <h2>Per knowledge-gap group</h2>
       <LoadState state={groups} what="the outcomes per knowledge-gap group">
-        {(rows) => <GapResolutionTable rows={rows} />}
+        {(rows) => (
+          <GapResolutionTable
+            rows={rows}
+            onPick={(g) => setBehind({ kind: "gap", groupId: g.group_id, question: g.question })}
+          />
+        )}
       </LoadState>
       <h2>The conversations behind a number</h2>
       <div className="filters">
@@ -332,15 +361,23 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
           ))}
         </select>
       </div>
-      {card !== null && (
+      {behind.kind === "card" && (
         <p data-testid="resolution-card-filter">
-          Whose top card is <code>{card}</code>{" "}
-          <button type="button" onClick={() => setCard(null)}>
+          Whose top card is <code>{behind.cardId}</code>{" "}
+          <button type="button" onClick={() => setBehind(ANY)}>
             Any card
           </button>
         </p>
       )}
-      <ConversationsBehind client={props.client} outcome={outcome} card={card} />
+      {behind.kind === "gap" && (
+        <p data-testid="resolution-gap-filter">
+          Of the questions like “{behind.question}”{" "}
+          <button type="button" onClick={() => setBehind(ANY)}>
+            Any conversation
+          </button>
+        </p>
+      )}
+      <ConversationsBehind client={props.client} outcome={outcome} behind={behind} />
     </section>
   );
 }

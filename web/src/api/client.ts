@@ -359,14 +359,17 @@ export class ApiClient {
     return this.request<ResolutionReport>(`/admin/analytics/resolution${query({ period })}`);
   }
 
-  /** The conversations behind a number of the resolution report (with `outcome`, and
-   * `topCardId` as their top card, when given), newest first. */
+  /** The conversations behind a number of the resolution report (with `outcome`, with
+   * `topCardId` as their top card, and of the knowledge-gap group `gapGroup` (its `group_id`),
+   * when given), newest first. */
   outcomeConversations(
     outcome: Outcome | null,
     topCardId: string | null = null,
+    gapGroup: string | null = null,
   ): Promise<OutcomeConversation[]> {
+    const params = { outcome, top_card_id: topCardId, gap_group: gapGroup, limit: 200 };
     return this.request<OutcomeConversation[]>(
-      `/admin/analytics/resolution/conversations${query({ outcome, top_card_id: topCardId, limit: 200 })}`,
+      `/admin/analytics/resolution/conversations${query(params)}`,
     );
   }
 

@@ -765,7 +765,10 @@ export interface paths {
     /**
      * Outcome Conversations
      * @description The conversations behind a number of the report: begun in ``[since, until)``, with
-     *     ``outcome`` and ``top_card_id`` when given, newest first.
+     *     ``outcome`` and ``top_card_id`` when given, newest first. With ``gap_group`` (a
+     *     ``group_id`` of ``/resolution/gaps``), the conversations of that knowledge-gap group, and
+     *     ``[since, until)`` is the window its questions were asked in, as for ``/resolution/gaps``
+     *     (404 when no group of that window goes by the id).
      */
     get: operations["outcome_conversations_api_v1_admin_analytics_resolution_conversations_get"];
     put?: never;
@@ -1516,7 +1519,8 @@ export interface components {
     };
     /**
      * ErasureReceipt
-     * @description What an erasure removed, when, and who asked for it.
+     * @description What an erasure removed, when, and who asked for it: the one record both the admin API
+     *     and ``citewall users erase`` give (``of`` a stored request).
      */
     ErasureReceipt: {
       /** Id */
@@ -1817,8 +1821,8 @@ export interface components {
     /**
      * GapResolutionPublic
      * @description A knowledge-gap group (its list, ``verdict``; its naming question and number of
-     *     questions) and the
-     *     outcomes of its distinct conversations; ``conversation_ids``: the newest of them.
+     *     questions) and the outcomes of its distinct conversations. ``group_id`` lists them:
+     *     ``/resolution/conversations?gap_group=<group_id>`` with the same ``since`` and ``until``.
      */
     GapResolutionPublic: {
       counts: components["schemas"]["OutcomeCounts"];
@@ -1837,14 +1841,14 @@ export interface components {
        * @enum {string}
        */
       verdict: "gap" | "answered_badly";
+      /** Group Id */
+      group_id: string;
       /** Question */
       question: string;
       /** Questions */
       questions: number;
       /** Conversations */
       conversations: number;
-      /** Conversation Ids */
-      conversation_ids: string[];
     };
     /** HTTPValidationError */
     HTTPValidationError: {
@@ -1980,6 +1984,8 @@ export interface components {
       coverage: number | null;
       /** Rating */
       rating: ("up" | "down") | null;
+      /** Removed */
+      removed?: ("retention" | "erasure") | null;
     };
     /**
      * KnowledgeGapReport
@@ -2189,6 +2195,8 @@ export interface components {
        * Format: date-time
        */
       updated_at: string;
+      /** Removed */
+      removed?: ("retention" | "erasure") | null;
     };
     /**
      * RegisteredSourcePublic
@@ -2372,6 +2380,12 @@ export interface components {
        * @description Answering a question again can give a different answer (false for the deterministic extractive generator): the web offers Regenerate only then.
        */
       regenerate_varies: boolean;
+      /**
+       * Handoff
+       * @description A helpdesk takes requests for a person: the embedded chat offers 'Talk to a person' only then (as GET /api/v1/me says).
+       * @default false
+       */
+      handoff: boolean;
     };
     /**
      * SignInRequest
@@ -5471,6 +5485,8 @@ export interface operations {
         outcome?: ("resolved" | "escalated" | "unresolved" | "abandoned" | "open") | null;
         /** @description Whose top card it is */
         top_card_id?: string | null;
+        /** @description The knowledge-gap group whose conversations these are (its group_id) */
+        gap_group?: string | null;
         since?: string | null;
         until?: string | null;
         limit?: number;
@@ -5502,6 +5518,15 @@ export interface operations {
       };
       /** @description Authenticated, but the role may not use this route (admin only). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
         headers: {
           [name: string]: unknown;
         };

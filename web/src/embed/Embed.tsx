@@ -3,7 +3,8 @@
  * only sign-in is the host's: it asks the host page for the member's signed token, exchanges it
  * for a citewall session kept in memory (never in storage, never in a URL), and asks once more
  * when that session ends. The chat itself is the member chat: the same conversation view,
- * sources and prose-only answers, with no conversation list, no admin pages and no token form.
+ * sources and prose-only answers, "Talk to a person" when the server has a helpdesk, with no
+ * conversation list, no admin pages and no token form.
  */
 import { useCallback, useEffect, useMemo, useReducer, type ReactNode } from "react";
 
@@ -28,6 +29,7 @@ async function signIn(host: HostToken | null): Promise<EmbedAction> {
       type: "signedIn",
       session: session.token,
       regenerateVaries: session.regenerate_varies,
+      handoff: session.handoff,
       conversation: host.conversation,
     };
   } catch (err) {
@@ -90,6 +92,7 @@ export function Embed(): ReactNode {
     <EmbedChat
       session={state.session}
       regenerateVaries={state.regenerateVaries}
+      handoff={state.handoff}
       conversationId={state.conversationId}
       opening={state.opening}
       bridge={bridge}
@@ -101,6 +104,7 @@ export function Embed(): ReactNode {
 function EmbedChat(props: {
   session: string;
   regenerateVaries: boolean;
+  handoff: boolean;
   conversationId: string | null;
   opening: number;
   bridge: HostBridge;
@@ -136,6 +140,7 @@ function EmbedChat(props: {
         client={client}
         conversationId={conversationId}
         regenerateVaries={props.regenerateVaries}
+        handoff={props.handoff}
         onOpened={onOpened}
         onNew={onNew}
       />

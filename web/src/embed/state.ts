@@ -7,18 +7,27 @@ export type EmbedState =
   | { kind: "signing-in" }
   /** `session`: citewall's session token, kept in memory only. `opening` counts the
    * conversations started afresh ("New conversation" remounts the chat). `regenerateVaries`:
-   * the server's generator can answer differently when asked again (Regenerate is offered). */
+   * the server's generator can answer differently when asked again (Regenerate is offered).
+   * `handoff`: the server has a helpdesk, so "Talk to a person" is offered as in the member
+   * chat. */
   | {
       kind: "ready";
       session: string;
       regenerateVaries: boolean;
+      handoff: boolean;
       conversationId: string | null;
       opening: number;
     }
   | { kind: "stopped"; message: string };
 
 export type EmbedAction =
-  | { type: "signedIn"; session: string; regenerateVaries: boolean; conversation: string | null }
+  | {
+      type: "signedIn";
+      session: string;
+      regenerateVaries: boolean;
+      handoff: boolean;
+      conversation: string | null;
+    }
   | { type: "stopped"; message: string }
   | { type: "opened"; id: string }
   | { type: "new" }
@@ -34,6 +43,7 @@ export function embedReducer(state: EmbedState, action: EmbedAction): EmbedState
         kind: "ready",
         session: action.session,
         regenerateVaries: action.regenerateVaries,
+        handoff: action.handoff,
         conversationId: action.conversation,
         opening: 0,
       };
