@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -41,7 +42,8 @@ FILES_AUDIENCE_HELP = (
 )
 
 
-def _audience_option(text: str) -> list[str]:
+def _audience_option(text: str) -> Any:
+    """The repeatable ``--audience`` option (a typer default, read as ``list[str]``)."""
     return typer.Option([], "--audience", "-a", help=text)
 
 

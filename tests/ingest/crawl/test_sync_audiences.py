@@ -61,8 +61,7 @@ def site() -> Iterator[HelpSite]:
 
 
 def cli(*args: str) -> Any:
-    result = CliRunner().invoke(app, list(args))
-    return result
+    return CliRunner().invoke(app, list(args))
 
 
 def catalogue() -> dict[str, tuple[tuple[str, ...], str]]:
@@ -88,9 +87,8 @@ def ask(embedder: Any, groups: list[str]) -> tuple[set[str], list[dict[str, Any]
             _, member = users.create_user(session, f"m-{suffix}", "member", groups=groups)
             _, admin = users.create_user(session, f"a-{suffix}", "admin")
         client = TestClient(create_app(runtime))
-        reply = client.post(
-            "/api/v1/chat", json={"message": QUESTION}, headers={"Authorization": f"Bearer {member}"}
-        )
+        auth = {"Authorization": f"Bearer {member}"}
+        reply = client.post("/api/v1/chat", json={"message": QUESTION}, headers=auth)
         assert reply.status_code == 200, reply.text
         listed = client.get("/api/v1/admin/sources", headers={"Authorization": f"Bearer {admin}"})
         assert listed.status_code == 200, listed.text
