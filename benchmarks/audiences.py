@@ -1,7 +1,9 @@
 """Filtered retrieval against unfiltered, side by side in one run: rrf_only at 10k chunks with
-5 audiences (docs/audiences.md).
+5 audiences (docs/audiences.md); with ``--quality``, the answers of a member who may see every
+card of a KB whose cards carry audiences, against the same KB without audiences.
 
 python benchmarks/audiences.py [--chunks 10000] [--rounds 3] [--json]
+python benchmarks/audiences.py --quality [--split test] [--json]
 
 Half the synthetic cards are open to every member; the other half are spread over 5 audiences
 (10% of the corpus each). Each question is retrieved, in turn, unfiltered (staff), as a member
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fastapi.testclient import TestClient
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "evals"))
@@ -30,6 +33,7 @@ sys.path.insert(0, str(REPO / "evals"))
 from citewall.config import load_settings  # noqa: E402
 from citewall.ingest.loaders import load_cards  # noqa: E402
 from citewall.kb.audiences import EVERY_CARD, Viewer, retrievable_for  # noqa: E402
+from citewall.kb.card import Card  # noqa: E402
 from citewall.retrieval.embedder import load_embedder  # noqa: E402
 from citewall.retrieval.lexical_index import load_bm25, save_bm25  # noqa: E402
 from citewall.retrieval.protocols import LexicalIndex  # noqa: E402
@@ -37,9 +41,20 @@ from citewall.retrieval.records import index_text  # noqa: E402
 from citewall.retrieval.reloading import ReloadingArtifact  # noqa: E402
 from citewall.retrieval.retriever import HybridRetriever  # noqa: E402
 from citewall.retrieval.vector_index import ChromaVectorIndex  # noqa: E402
+from citewall.storage.users import (  # noqa: E402
+    authenticate,
+    set_groups,
+    viewer_of,
+)
 from citewall_evals.bench.corpus import chunk_records, synthetic_cards  # noqa: E402
 from citewall_evals.bench.stats import p50_p95  # noqa: E402
-from citewall_evals.questions import load_questions  # noqa: E402
+from citewall_evals.data import DEMO_CARDS, HOSTILE_CARDS  # noqa: E402
+from citewall_evals.harness import answer_quality, judge_calibrated_on_demo  # noqa: E402
+from citewall_evals.quality.replay import replay_questions  # noqa: E402
+from citewall_evals.questions import labelled_split, load_questions  # noqa: E402
+from citewall_evals.retrieval.metrics import score_rankings  # noqa: E402
+from citewall_evals.retrieval.paths import served_rankings  # noqa: E402
+from citewall_evals.workspace import EvalWorkspace, build_workspace  # noqa: E402
 
 AUDIENCES = tuple(f"aud{i}" for i in range(5))
 READERS = {
@@ -128,6 +143,107 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
     return out
 
 
+def restricted_copy(source: Path, dest: Path) -> Path:
+    """``source``'s cards with every other one restricted to one of ``AUDIENCES``."""
+    cards = load_cards([source]).cards
+    with dest.open("w", encoding="utf-8") as out:
+        for i, card in enumerate(cards):
+            if i % 2 == 1:
+                card = card.model_copy(update={"audiences": (AUDIENCES[(i // 2) % 5],)})
+            out.write(json.dumps(_card_row(card), ensure_ascii=False) + "\n")
+    return dest
+
+
+def _card_row(card: Card) -> dict[str, Any]:
+    return card.model_dump(mode="json", exclude_defaults=True)
+
+
+def _measure(ws: EvalWorkspace, split: str) -> dict[str, Any]:
+    """The split's answers as the workspace's member (through the chat route), scored by the
+    harness; and ``retrieve``'s ranking for that member."""
+    questions = labelled_split(split)
+    judge, _ = judge_calibrated_on_demo(ws.embedder, ws.catalogue.cards)
+    with TestClient(ws.app_for("extractive"), raise_server_exceptions=False) as client:
+        replay = replay_questions(client, questions, judge, ws.tokens, "extractive")
+    quality = answer_quality(ws, {"extractive": replay}, questions, split, judge)
+    extractive = quality["generators"]["extractive"]
+    with ws.runtime.session_factory() as session:
+        member = authenticate(session, ws.tokens.member)
+        assert member is not None
+        cards_filter = retrievable_for(viewer_of(member))
+    rankings, paths = served_rankings(ws.runtime.retriever, questions, cards_filter)
+    ndcg = score_rankings("served", rankings, [q.gold for q in questions], paths)
+    return {
+        "questions": len(questions),
+        "answers": extractive["answers"],
+        "failures": len(replay.failures),
+        "nugget_recall": extractive["nugget_recall"],
+        "off_topic_rate": extractive["off_topic_rate"],
+        "ndcg@10": round(ndcg.ndcg_at_10, 4),
+        "recall@10": round(ndcg.recall_at_10, 4),
+        "hybrid_paths": paths,
+        "answers_text": [a.answer for a in replay.answers],
+    }
+
+
+def run_quality(split: str) -> dict[str, Any]:
+    """Answer quality with audiences where the member sees every card, beside the same KB
+    without audiences."""
+    settings = load_settings(reranker_enabled=False)
+    embedder = load_embedder(settings)
+    out: dict[str, Any] = {"split": split, "audiences": len(AUDIENCES)}
+    with tempfile.TemporaryDirectory(prefix="citewall-bench-audience-quality-") as tmp:
+        root = Path(tmp)
+        plain = build_workspace(root / "plain", embedder=embedder)
+        try:
+            out["without audiences"] = _measure(plain, split)
+        finally:
+            plain.close()
+        (root / "kb").mkdir()
+        restricted_paths = (
+            restricted_copy(DEMO_CARDS, root / "kb" / "demo.jsonl"),
+            restricted_copy(HOSTILE_CARDS, root / "kb" / "hostile.jsonl"),
+        )
+        restricted = build_workspace(
+            root / "restricted", kb_paths=restricted_paths, embedder=embedder
+        )
+        try:
+            with restricted.runtime.session_factory() as session:
+                set_groups(session, "eval-member", AUDIENCES)
+            out["every card visible, half restricted"] = _measure(restricted, split)
+        finally:
+            restricted.close()
+    a, b = out["without audiences"], out["every card visible, half restricted"]
+    out["same_answers"] = sum(
+        x == y for x, y in zip(a.pop("answers_text"), b.pop("answers_text"), strict=True)
+    )
+    out["change"] = {
+        key: round(b[key] - a[key], 4)
+        for key in ("nugget_recall", "off_topic_rate", "ndcg@10", "recall@10")
+    }
+    return out
+
+
+def quality_markdown(result: dict[str, Any]) -> str:
+    keys = ("nugget_recall", "off_topic_rate", "ndcg@10", "recall@10")
+    lines = [
+        f"{result['split']} split, extractive generator, {result['audiences']} audiences; "
+        "the member is in every audience",
+        "",
+        "| KB | answers | " + " | ".join(keys) + " |",
+        "|---|---|" + "---|" * len(keys),
+    ]
+    for name in ("without audiences", "every card visible, half restricted"):
+        row = result[name]
+        figures = " | ".join(str(row[k]) for k in keys)
+        lines.append(f"| {name} | {row['answers']}/{row['questions']} | {figures} |")
+    change = " | ".join(f"{result['change'][k]:+.4f}" for k in keys)
+    lines.append(f"| change | | {change} |")
+    same = result["same_answers"]
+    lines.append(f"\nidentical answers: {same} of {result['without audiences']['questions']}")
+    return "\n".join(lines)
+
+
 def to_markdown(result: dict[str, Any]) -> str:
     lines = [
         f"{result['chunks']} chunks, {result['audiences']} audiences, rrf_only, "
@@ -153,7 +269,17 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--quality",
+        action="store_true",
+        help="answer quality (nugget recall, nDCG@10) with every card visible, not timing",
+    )
+    parser.add_argument("--split", choices=("test", "dev"), default="test")
     args = parser.parse_args()
+    if args.quality:
+        quality = run_quality(args.split)
+        print(json.dumps(quality, indent=2) if args.json else quality_markdown(quality))
+        return
     result = run(args.chunks, args.rounds)
     print(json.dumps(result, indent=2) if args.json else to_markdown(result))
 

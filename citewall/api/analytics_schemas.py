@@ -57,6 +57,8 @@ class EntryPerformanceRow(BaseModel):
     helpful_rate: float | None
     #: Requests for a person made after an answer that cited the card, in its conversation.
     handoffs: int = 0
+    #: The card's audiences in the catalogue now; empty: every member (or a removed card).
+    audiences: list[str] = []
 
 
 class RetrievalEventRow(BaseModel):

@@ -51,6 +51,8 @@ class RegisteredSourcePublic(BaseModel):
     location: str
     license: str | None
     every_s: int | None
+    #: The groups the source's cards are for, applied at every sync; empty: every member.
+    audiences: list[str]
     cards: int
     last_sync_at: datetime | None
     next_sync_at: datetime | None
@@ -84,6 +86,7 @@ def registered_source_public(
         location=source.location,
         license=source.license,
         every_s=source.every_s,
+        audiences=list(source.audiences),
         cards=len(source.card_ids),
         last_sync_at=source.last_sync_at,
         next_sync_at=source.next_sync_at,

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from citewall.cli.errors import cli_errors
 from citewall.config import get_settings
 from citewall.errors import UserError
+from citewall.kb.audiences import audience_problem
 from citewall.storage.analytics import NO_PATH, entry_performance, retrieval_events
 from citewall.storage.dialect import PERIODS
 from citewall.storage.schema import open_database
@@ -73,13 +74,19 @@ def performance(
     since: str | None = typer.Option(None, "--since", help=_SINCE_HELP),
     until: str | None = typer.Option(None, "--until", help=_UNTIL_HELP),
     card: str | None = typer.Option(None, "--card", help="Only this card id."),
+    audience: str | None = typer.Option(
+        None, "--audience", help="Only the conversations of members in this group."
+    ),
     limit: int = typer.Option(1000, "--limit", help="At most this many rows."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """How often each card was retrieved and cited (internal cards included)."""
+    """How often each card was retrieved and cited (internal cards included), and whom each
+    card is for; with ``--audience``, for the members of that group only."""
     with cli_errors():
         if period not in PERIODS:
             raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
+        if audience is not None and (problem := audience_problem(audience)):
+            raise UserError(f"--audience: {problem}")
         window = (parse_when(since, "--since"), parse_when(until, "--until"))
         rows = _query(
             lambda session: entry_performance(
@@ -88,6 +95,7 @@ def performance(
                 since=window[0],
                 until=window[1],
                 card_id=card,
+                audience=audience,
                 limit=limit,
             )
         )
@@ -96,7 +104,7 @@ def performance(
         return
     table = Table(title=f"entry performance ({period})")
     columns = ["card", "period", "retrieved", "cited", "cite rate", "mean rank", "last cited"]
-    for column in [*columns, "external"]:
+    for column in [*columns, "external", "audiences"]:
         table.add_column(
             column,
             justify="right" if column in columns[2:6] else "left",
@@ -112,6 +120,7 @@ def performance(
             _num(row["mean_rank"]),
             (row["last_cited"] or "")[:19],
             "yes" if row["is_external"] else "no",
+            escape(", ".join(row["audiences"]) or "every member"),
         )
     Console().print(table)
 

@@ -1,10 +1,12 @@
-"""`citewall sources`: register the KB's sources (a site, a document folder, a card file), list
-them with their last sync, remove one with its cards; `citewall sync [ID...]` syncs now."""
+"""`citewall sources`: register the KB's sources (a site, a document folder, a card file), each
+for every member or for the groups ``--audience`` names, list them with their last sync, change
+a source's audiences, remove one with its cards; `citewall sync [ID...]` syncs now."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -30,6 +32,23 @@ add_app = typer.Typer(help="Register a source.", no_args_is_help=True)
 app.add_typer(add_app, name="add")
 
 EVERY_HELP = "Sync on this schedule (30m, 6h, 1d); without it, only `citewall sync` syncs it."
+AUDIENCE_HELP = (
+    "A group the source's cards are for (repeatable); none: every member. Applied at every "
+    "sync, as `citewall ingest --site URL --audience G` applies it."
+)
+FILES_AUDIENCE_HELP = (
+    "A group the source's cards are for (repeatable), on each card that names no audiences of "
+    "its own (in its file, sidecar or a folder's _audiences.yaml); none: every member."
+)
+
+
+def _audience_option(text: str) -> Any:
+    """The repeatable ``--audience`` option (a typer default, read as ``list[str]``)."""
+    return typer.Option([], "--audience", "-a", help=text)
+
+
+def _groups(audiences: tuple[str, ...]) -> str:
+    return ", ".join(audiences) if audiences else "every member"
 
 
 def _when(value: datetime | None) -> str:
@@ -37,9 +56,14 @@ def _when(value: datetime | None) -> str:
 
 
 def _register(
-    kind: SourceKind, location: str, license: str | None, every: str | None
+    kind: SourceKind,
+    location: str,
+    license: str | None,
+    every: str | None,
+    audiences: list[str],
 ) -> RegisteredSource:
     every_s = parse_every(every) if every is not None else None
+    groups = kb_sources.source_audiences(audiences)  # a bad name is refused before opening
     db = open_database(get_settings().sqlalchemy_url)
     try:
         with db.sessions() as session:
@@ -49,7 +73,7 @@ def _register(
                 via="cli",
                 action="sources.change",
                 target="source",
-                detail={"added": f"{kind} {location}", "every_s": every_s},
+                detail={"added": f"{kind} {location}", "every_s": every_s, "audiences": groups},
             )
             return kb_sources.add_source(
                 session,
@@ -57,6 +81,7 @@ def _register(
                 location,
                 license=license,
                 every_s=every_s,
+                audiences=groups,
                 now=utcnow(),
                 audit_event=event,
             )
@@ -76,6 +101,7 @@ def _path(value: str, *, folder: bool) -> str:
 def _added(source: RegisteredSource) -> None:
     schedule = f", synced every {source.every_s} s" if source.every_s else ""
     print(f"source {source.id}: {source.kind} {source.location}{schedule}")
+    print(f"its cards are for: {_groups(source.audiences)}")
     print(f"`citewall sync {source.id}` syncs it now")
 
 
@@ -84,31 +110,62 @@ def add_site(
     url: str = typer.Argument(..., help="A sitemap, or a single page."),
     license: str | None = typer.Option(None, "--license", help="The pages' licence."),
     every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+    audience: list[str] = _audience_option(AUDIENCE_HELP),
 ) -> None:
     """Register a help center to crawl (its pages become external cards)."""
     with cli_errors():
         plan_sites([url])  # a bad URL is refused before anything is stored
-        _added(_register("site", url.strip(), license, every))
+        _added(_register("site", url.strip(), license, every, audience))
 
 
 @add_app.command("folder")
 def add_folder(
     path: str = typer.Argument(..., help="A folder of cards, Markdown and documents."),
     every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+    audience: list[str] = _audience_option(FILES_AUDIENCE_HELP),
 ) -> None:
     """Register a document folder."""
     with cli_errors():
-        _added(_register("folder", _path(path, folder=True), None, every))
+        _added(_register("folder", _path(path, folder=True), None, every, audience))
 
 
 @add_app.command("cards")
 def add_cards(
     file: str = typer.Argument(..., help="A JSONL card file."),
     every: str | None = typer.Option(None, "--every", help=EVERY_HELP),
+    audience: list[str] = _audience_option(FILES_AUDIENCE_HELP),
 ) -> None:
     """Register a card file."""
     with cli_errors():
-        _added(_register("cards", _path(file, folder=False), None, every))
+        _added(_register("cards", _path(file, folder=False), None, every, audience))
+
+
+@app.command("audiences")
+def audiences_command(
+    source_id: int = typer.Argument(..., help="The source's id (`sources list`)."),
+    audience: list[str] = typer.Argument(
+        None, help="Every group the source's cards are for (none: every member)."
+    ),
+) -> None:
+    """Replace the groups a source's cards are for; its next sync re-labels its cards."""
+    with cli_errors():
+        groups = kb_sources.source_audiences(audience or [])
+        db = open_database(get_settings().sqlalchemy_url)
+        try:
+            with db.sessions() as session:
+                event = AuditEvent(
+                    actor=operator_name(),
+                    actor_user_id=None,
+                    via="cli",
+                    action="sources.change",
+                    target=f"source:{source_id}",
+                    detail={"audiences": groups},
+                )
+                source = kb_sources.set_audiences(session, source_id, groups, event)
+        finally:
+            db.engine.dispose()
+    print(f"source {source.id}'s cards are for: {_groups(source.audiences)}")
+    print(f"`citewall sync {source.id}` re-labels them now")
 
 
 @app.command("list")
@@ -125,13 +182,16 @@ def list_command() -> None:
     if not sources:
         print("no sources: `citewall sources add site|folder|cards ...` registers one")
         return
-    table = Table("id", "kind", "location", "cards", "last sync", "next sync", "last run")
+    table = Table(
+        "id", "kind", "location", "audiences", "cards", "last sync", "next sync", "last run"
+    )
     for source in sources:
         run = runs.get(source.id)
         table.add_row(
             str(source.id),
             source.kind,
             escape(source.location),
+            escape(_groups(source.audiences)),
             str(len(source.card_ids)),
             _when(source.last_sync_at),
             _when(source.next_sync_at),

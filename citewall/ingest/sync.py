@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from citewall.ingest.crawl.site import CrawlResult, plan_sites
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import IngestReport, ingest_cards
 from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
+from citewall.kb.card import Card
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
 from citewall.storage import kb_sources
@@ -107,6 +108,7 @@ def _sync_site(
         [source.location],
         settings,
         license=source.license,
+        audiences=source.audiences,
         prune=True,
         progress=progress,
         embedder=embedder,
@@ -143,6 +145,7 @@ def _sync_files(
         note = f"{path} does not exist (moved or unmounted?); the KB keeps the source's cards"
         return SyncRun(status="failed", started_at=utcnow(), note=note), None
     loaded = load_cards([path], document_max_bytes=settings.document_max_bytes)
+    cards = with_source_audiences(loaded.cards, source.audiences)
     refusals = tuple(
         Refused(f"{e.path}:{e.line}" if e.line else str(e.path or path), str(e))
         for e in loaded.errors
@@ -155,7 +158,7 @@ def _sync_files(
     # A card that could not be identified might be one the source still has: keep them all.
     prune = not loaded.unidentified
     report = ingest_cards(
-        loaded.cards,
+        cards,
         settings,
         embedder=embedder if embedder is not None else load_embedder(settings),
         session_factory=session_factory,
@@ -165,9 +168,23 @@ def _sync_files(
         progress=progress,
     )
     kept = previous if not prune else previous & loaded.refused_ids
-    card_ids = sorted({c.id for c in loaded.cards} | kept)
+    card_ids = sorted({c.id for c in cards} | kept)
     note = "" if prune else "nothing removed: a refused card names no id"
     return _applied(report, refusals, note), SourceState(card_ids)
+
+
+def with_source_audiences(cards: Sequence[Card], audiences: Sequence[str]) -> list[Card]:
+    """``cards`` with the source's audiences on each that names none of its own (in its file,
+    sidecar or folder's ``_audiences.yaml``): the source's groups are the outermost folder's.
+
+    >>> card = Card(id="a", title="A", body="b")
+    >>> [c.audiences for c in with_source_audiences([card], ["enterprise"])]
+    [('enterprise',)]
+    """
+    if not audiences:
+        return list(cards)
+    groups = tuple(audiences)
+    return [c if c.audiences else c.model_copy(update={"audiences": groups}) for c in cards]
 
 
 def _applied(

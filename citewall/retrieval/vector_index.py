@@ -173,12 +173,33 @@ class ChromaVectorIndex:
             raise ValueError(f"{len(records)} records but {len(embeddings)} embeddings")
         for start in range(0, len(records), _WRITE_BATCH):
             part = records[start : start + _WRITE_BATCH]
+            ids = [r.chunk_id for r in part]
             self._collection.upsert(
-                ids=[r.chunk_id for r in part],
+                ids=ids,
                 embeddings=embeddings[start : start + _WRITE_BATCH],
                 documents=[r.text for r in part],
-                metadatas=[_flatten(r) for r in part],
+                metadatas=[
+                    {**_flatten(r), **gone}
+                    for r, gone in zip(part, self._groups_left(ids, part), strict=True)
+                ],
             )
+
+    def _groups_left(self, ids: list[str], part: Sequence[ChunkRecord]) -> list[dict[str, None]]:
+        """Per record, the ``audience.<group>`` keys its stored chunk has and it no longer
+        names, set to None: Chroma's upsert merges metadata, so a card moved from one group to
+        another would otherwise stay retrievable for the group it left."""
+        stored = self._collection.get(ids=ids, include=["metadatas"])
+        before = {
+            cid: set(stored_audiences(meta))
+            for cid, meta in zip(stored["ids"], stored["metadatas"] or [], strict=True)
+        }
+        return [
+            {
+                AUDIENCE_KEY_PREFIX + g: None
+                for g in before.get(r.chunk_id, set()) - set(r.audiences)
+            }
+            for r in part
+        ]
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         ids = list(chunk_ids)

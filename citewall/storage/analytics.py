@@ -5,7 +5,9 @@
 asked) how often it was retrieved (``retrieval_events``) and how often an answer cited it
 (unnesting the FULL ``messages.sources``, internal cards included), and how members rated the
 answers that cited it (``feedback``). Counts and sums come from SQL; the ratios are divided and
-rounded in Python from those integers, so both databases give identical rows.
+rounded in Python from those integers, so both databases give identical rows. With
+``audience``, every count is of the conversations of the members in that group (their groups
+now, as the knowledge-gaps report counts them); each row names the card's audiences.
 """
 
 from __future__ import annotations
@@ -21,8 +23,16 @@ from citewall.errors import UserError
 from citewall.retrieval.types import HYBRID_PATHS, RETRIEVAL_RECORD_FIELDS
 from citewall.storage.dialect import PERIODS, Period, cited_sources, period_start
 from citewall.storage.failures import storage_errors
-from citewall.storage.models import CardRow, Feedback, Handoff, Message, RetrievalEvent
+from citewall.storage.models import (
+    CardRow,
+    Conversation,
+    Feedback,
+    Handoff,
+    Message,
+    RetrievalEvent,
+)
 from citewall.storage.paging import check_page
+from citewall.storage.users import audience_members
 
 #: Decimal places of ``cite_rate``, ``mean_rank`` and ``helpful_rate``.
 ROUND_DIGITS = 4
@@ -129,9 +139,11 @@ def entry_performance(
     since: datetime | None = None,
     until: datetime | None = None,
     card_id: str | None = None,
+    audience: str | None = None,
     limit: int = 1000,
 ) -> list[dict[str, Any]]:
-    """Per-card (and per-period) retrieval and citation counts.
+    """Per-card (and per-period) retrieval and citation counts; with ``audience``, of the
+    conversations of the members whose groups (now) include it only.
 
     Rows: ``card_id``, ``period_start`` (``YYYY-MM-DD`` in UTC; None for ``"all"``; weeks start
     on Monday), ``times_retrieved`` (retrieval events), ``times_cited`` (assistant messages
@@ -140,9 +152,10 @@ def entry_performance(
     (ISO 8601 UTC or None), ``is_external`` (catalogue, else events, else a source URL),
     ``helpful`` / ``unhelpful`` (thumbs up / down members gave the answers that cited the card,
     counted in the answer's period), ``helpful_rate`` (``helpful / (helpful + unhelpful)``,
-    None if nobody rated) and ``handoffs`` (requests for a person made in a conversation after
-    an answer there cited the card, counted in that answer's period). Ordered by newest period,
-    most cited, most retrieved, then card id.
+    None if nobody rated), ``handoffs`` (requests for a person made in a conversation after
+    an answer there cited the card, counted in that answer's period) and ``audiences`` (the
+    card's groups in the catalogue now; empty: every member, or a card no longer there).
+    Ordered by newest period, most cited, most retrieved, then card id.
     """
     if period not in PERIODS:
         raise UserError(f"unknown period {period!r}; allowed: {', '.join(PERIODS)}")
@@ -160,6 +173,14 @@ def entry_performance(
     ev_filter = time_window(RetrievalEvent.created_at, since, until)
     if card_id is not None:
         ev_filter.append(RetrievalEvent.card_id == card_id)
+    in_audience = None
+    if audience is not None:
+        with storage_errors(session, "computing entry performance"):
+            members = audience_members(session, audience)
+        if not members:
+            return []
+        in_audience = select(Conversation.id).where(Conversation.user_id.in_(members))
+        ev_filter.append(RetrievalEvent.conversation_id.in_(in_audience))
     ev = (
         select(
             RetrievalEvent.card_id.label("card_id"),
@@ -181,6 +202,9 @@ def entry_performance(
     ci_filter = [src.c.card_id.is_not(None), *time_window(src.c.created_at, since, until)]
     if card_id is not None:
         ci_filter.append(src.c.card_id == card_id)
+    if in_audience is not None:
+        answers = select(Message.id).where(Message.conversation_id.in_(in_audience))
+        ci_filter.append(src.c.message_id.in_(answers))
     has_url = and_(src.c.source_url.is_not(None), src.c.source_url != literal(""))
     ci = (
         select(
@@ -256,6 +280,7 @@ def entry_performance(
             func.coalesce(fb.c.helpful, 0).label("helpful"),
             func.coalesce(fb.c.unhelpful, 0).label("unhelpful"),
             func.coalesce(ho.c.handoffs, 0).label("handoffs"),
+            CardRow.audiences.label("audiences"),
         )
         .select_from(keys)
         .outerjoin(ev, joined(ev))
@@ -297,4 +322,5 @@ def _performance_row(row: Any, grouped: bool) -> dict[str, Any]:
         "unhelpful": int(row.unhelpful),
         "helpful_rate": helpful_rate(int(row.helpful), int(row.unhelpful)),
         "handoffs": int(row.handoffs),
+        "audiences": list(row.audiences or ()),
     }

@@ -36,10 +36,10 @@ from citewall.storage.models import (
     Feedback,
     Message,
     RetrievalEvent,
-    User,
 )
 from citewall.storage.questions import asks
 from citewall.storage.removal import Removal, removed_by
+from citewall.storage.users import audience_members
 from citewall.text.terms import content_terms
 
 #: Jaccard similarity of content terms at which two questions are the same gap.
@@ -231,13 +231,6 @@ def gap_questions(
             )
         )
     return out
-
-
-def audience_members(session: Session, audience: str) -> list[int]:
-    """The ids of the members whose groups (now) include ``audience``. Groups are a JSON list,
-    read here rather than matched in SQL, the same way on SQLite and PostgreSQL."""
-    rows = session.execute(select(User.id, User.groups).where(User.role == "member"))
-    return [int(uid) for uid, groups in rows if audience in (groups or ())]
 
 
 def turn_coverage(session: Session, answer_ids: Sequence[str]) -> dict[str, float]:

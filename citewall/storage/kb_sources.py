@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from citewall.errors import ConflictError, NotFoundError
+from citewall.errors import ConflictError, NotFoundError, UserError
+from citewall.kb.audiences import audience_names
 from citewall.storage.audit import AuditEvent, entry_row
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import IngestRun, KBSource, SourceKind, SyncStatus
@@ -34,6 +35,8 @@ class RegisteredSource:
     failing: Mapping[str, int]
     last_sync_at: datetime | None
     next_sync_at: datetime | None
+    #: The groups its cards are for at every sync (``kb.audiences``); empty: every member.
+    audiences: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,7 @@ def _source(row: KBSource) -> RegisteredSource:
         failing=dict(row.failing or {}),
         last_sync_at=row.last_sync_at,
         next_sync_at=row.next_sync_at,
+        audiences=tuple(row.audiences or ()),
     )
 
 
@@ -113,16 +117,19 @@ def add_source(
     *,
     license: str | None = None,
     every_s: int | None = None,
+    audiences: Sequence[str] = (),
     now: datetime,
     audit_event: AuditEvent | None = None,
 ) -> RegisteredSource:
     """Register a source, due for its first sync at once; ``ConflictError`` if it exists.
+    ``audiences``: the groups its cards are for (``UserError`` naming a bad one).
     ``audit_event`` is appended in the same transaction (its target names the new id)."""
     row = KBSource(
         kind=kind,
         location=location,
         license=license,
         every_s=every_s,
+        audiences=source_audiences(audiences),
         card_ids=[],
         failing={},
         created_at=now,
@@ -139,6 +146,38 @@ def add_source(
             session.add(entry_row(event, now))
         session.commit()
     return _source(row)
+
+
+def source_audiences(audiences: Sequence[str]) -> list[str]:
+    """Group names for a source, sorted and without duplicates; ``UserError`` naming a bad one.
+
+    >>> source_audiences(["partners", "enterprise", "partners"])
+    ['enterprise', 'partners']
+    """
+    try:
+        return list(audience_names(list(audiences)))
+    except ValueError as exc:
+        raise UserError(f"--audience: {exc}") from None
+
+
+def set_audiences(
+    session: Session,
+    source_id: int,
+    audiences: Sequence[str],
+    audit_event: AuditEvent | None = None,
+) -> RegisteredSource:
+    """Replace the groups a source's cards are for (none: every member); its next sync
+    re-labels its cards. ``audit_event`` is appended in the same transaction."""
+    names = source_audiences(audiences)
+    with storage_errors(session, "setting the source's audiences"):
+        row = session.get(KBSource, source_id)
+        if row is None:
+            raise NotFoundError(f"no source {source_id}: `citewall sources list` shows them")
+        row.audiences = names
+        if audit_event is not None:
+            session.add(entry_row(audit_event, utcnow()))
+        session.commit()
+        return _source(row)
 
 
 def list_sources(session: Session) -> list[RegisteredSource]:

@@ -433,6 +433,8 @@ class KBSource(Base):
     every_s: Mapped[int | None] = mapped_column(Integer, default=None)
     card_ids: Mapped[list[str]] = mapped_column(JSONType(), default=list)
     failing: Mapped[dict[str, int]] = mapped_column(JSONType(), default=dict)
+    #: The groups the source's cards are for (``--audience``); empty: every member.
+    audiences: Mapped[list[str]] = mapped_column(JSONType(), default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_sync_at: Mapped[datetime | None] = mapped_column(default=None)
     next_sync_at: Mapped[datetime | None] = mapped_column(default=None, index=True)

@@ -282,6 +282,14 @@ def set_groups(session: Session, name: str, groups: Sequence[str]) -> User:
     return user
 
 
+def audience_members(session: Session, audience: str) -> list[int]:
+    """The ids of the members whose groups (now) include ``audience``: whose activity the
+    reports ``?audience=`` narrows to. Groups are a JSON list, read here rather than matched in
+    SQL, the same way on SQLite and PostgreSQL."""
+    rows = session.execute(select(User.id, User.groups).where(User.role == "member"))
+    return [int(uid) for uid, groups in rows if audience in (groups or ())]
+
+
 def list_users(session: Session) -> list[User]:
     """Every user by name, with ``tokens`` loaded (for counts and last use)."""
     with storage_errors(session, "listing users"):

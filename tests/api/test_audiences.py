@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from citewall.storage import users
-from citewall.storage.models import Message
+from citewall.storage.models import Message, RetrievalEvent
 from citewall_evals.redteam.audiences import AUDIENCE_CARDS
 
 from .conftest import KB_FILE, ApiEnv, build_env
@@ -124,6 +124,40 @@ def test_the_knowledge_gaps_report_narrows_to_one_audience(env: ApiEnv) -> None:
     nobody, asked = listed("&audience=partners")
     assert nobody["groups"] == [] and nobody["questions"] == 0
     bad = env.client.get(path + "&audience=Not A Group", headers=env.auth("admin"))
+    assert bad.status_code == 422 and "audience" in bad.text
+
+
+def test_entry_performance_narrows_to_one_audience_and_names_each_cards(env: ApiEnv) -> None:
+    with env.runtime.session_factory() as session:
+        _, token = users.create_user(
+            session, f"perf-{uuid.uuid4().hex[:6]}", "member", ["enterprise", "perfcheck"]
+        )
+    answer = env.client.post("/api/v1/chat", json={"message": SSO}, headers=bearer(token))
+    assert answer.status_code == 200 and "aud-ent-sso" in _served(answer.json())
+    assert env.chat("basic", "How do I return an item?").status_code == 200
+    path = "/api/v1/admin/analytics/entry-performance"
+
+    def rows(query: str = "") -> list[dict[str, Any]]:
+        r = env.client.get(path + query, headers=env.auth("admin"))
+        assert r.status_code == 200, r.text
+        return list(r.json())
+
+    with env.runtime.session_factory() as session:
+        retrieved = session.scalar(
+            select(func.count())
+            .select_from(RetrievalEvent)
+            .where(RetrievalEvent.conversation_id == answer.json()["conversation_id"])
+        )
+    mine = rows("?audience=perfcheck")
+    assert sum(r["times_retrieved"] for r in mine) == retrieved
+    assert {r["card_id"]: r["times_cited"] for r in mine}["aud-ent-sso"] == 1
+    everyone = rows()
+    assert sum(r["times_retrieved"] for r in everyone) > retrieved
+    audiences = {r["card_id"]: r["audiences"] for r in everyone}
+    assert audiences["aud-ent-sso"] == ["enterprise"]
+    assert all(a == [] for c, a in audiences.items() if not c.startswith("aud-"))
+    assert rows("?audience=nobody-in-it") == []
+    bad = env.client.get(path + "?audience=Not A Group", headers=env.auth("admin"))
     assert bad.status_code == 422 and "audience" in bad.text
 
 

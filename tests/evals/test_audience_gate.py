@@ -85,3 +85,7 @@ def test_a_build_that_filters_only_served_sources_fails_the_gate(world: dict[str
     leaked = {(r.member, where) for r in results for _, where in r.leaks}
     assert ("no-group", "POST /api/v1/chat") in leaked
     assert ("no-group", "POST /api/v1/admin/preview") in leaked
+    # Each case, a member asking what a card outside their groups answers, fails on it.
+    outside = [r for r in results if not r.target_allowed]
+    missed = [(r.member, r.target) for r in outside if not r.leaks]
+    assert outside and not missed, missed

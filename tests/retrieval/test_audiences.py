@@ -16,7 +16,7 @@ from citewall.retrieval.exact_index import ExactIndex
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.lexical_index import load_bm25, save_bm25
 from citewall.retrieval.records import ChunkRecord
-from citewall.retrieval.vector_index import ChromaVectorIndex
+from citewall.retrieval.vector_index import ChromaVectorIndex, stored_audiences
 
 from .test_chroma_server import chroma_server  # noqa: F401 (a fixture used below)
 
@@ -169,3 +169,31 @@ def test_hidden_chunks_crowding_the_head_still_leave_k_allowed_ones(tmp_path: Pa
     assert [h.chunk_id for h in member] == [records[i].chunk_id for i in exact]
     enterprise = index.query(query, 5, cards=CardFilter(frozenset({"enterprise"})))
     assert all(h.chunk_id.startswith("h") for h in enterprise)
+
+
+def _relabelled(index: ChromaVectorIndex) -> None:
+    """A card written for ``enterprise``, then rewritten for ``beta``: an enterprise member no
+    longer retrieves it, a beta member does, and its stored audiences are ``beta`` alone."""
+    vec = np.ones((1, 8), dtype=np.float32) / np.sqrt(8)
+    index.upsert([ChunkRecord("moved#0", "moved", "text", {}, audiences=("enterprise",))], vec)
+    index.upsert([ChunkRecord("moved#0", "moved", "text", {}, audiences=("beta",))], vec)
+    enterprise = index.query(vec[0], 5, cards=CardFilter(frozenset({"enterprise"})))
+    assert enterprise == []
+    beta = index.query(vec[0], 5, cards=CardFilter(frozenset({"beta"})))
+    assert [h.chunk_id for h in beta] == ["moved#0"]
+    stored = index._collection.get(ids=["moved#0"], include=["metadatas"])["metadatas"]
+    assert stored_audiences(stored[0]) == ("beta",)
+    index.upsert([ChunkRecord("moved#0", "moved", "text", {})], vec)  # open to every member
+    assert [h.chunk_id for h in index.query(vec[0], 5, cards=CardFilter(frozenset()))] == [
+        "moved#0"
+    ]
+
+
+def test_a_card_moved_to_another_audience_leaves_the_one_it_had(tmp_path: Path) -> None:
+    _relabelled(ChromaVectorIndex.persistent(tmp_path / "chroma", "moved"))
+
+
+def test_a_chroma_server_forgets_the_audience_a_card_left(
+    chroma_server: str,  # noqa: F811 (the fixture imported above)
+) -> None:
+    _relabelled(ChromaVectorIndex.http(chroma_server, "moved"))

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.config import load_settings
 from citewall.errors import StorageError
-from citewall.kb.audiences import EVERY_CARD
+from citewall.kb.audiences import EVERY_CARD, CardFilter
 from citewall.retrieval import shared_artifacts
 from citewall.retrieval.factory import live_artifact
 from citewall.retrieval.lexical_index import BM25Index, load_bm25, save_bm25
@@ -142,6 +142,21 @@ def test_a_corrupted_copy_is_refused_and_the_loaded_version_stays(
     assert (tmp_path / "replica" / POINTER).read_text().strip() == first
     assert load_bm25(tmp_path / "replica").version == first
     assert not [p for p in (tmp_path / "replica").iterdir() if p.name.startswith(".tmp")]
+
+
+def test_a_replica_pulls_the_audiences_with_the_index(
+    store: DatabaseArtifactStore, tmp_path: Path
+) -> None:
+    """The restricted chunks travel with the version: a replica masks them for a member
+    outside their audience as the ingesting host does."""
+    save_bm25(tmp_path / "ingest", list(TEXTS), list(TEXTS.values()), {"reprint": ["enterprise"]})
+    push(store, "bm25", tmp_path / "ingest")
+    pull(store, "bm25", tmp_path / "replica")
+    index = load_bm25(tmp_path / "replica")
+    basic = index.query("how do I reprint a label", 3, cards=CardFilter(frozenset()))
+    assert "reprint" not in {h.chunk_id for h in basic}
+    member = index.query("how do I reprint a label", 1, cards=CardFilter(frozenset({"enterprise"})))
+    assert member[0].chunk_id == "reprint"
 
 
 def test_a_replica_switches_to_a_new_version_without_a_restart(

@@ -108,6 +108,7 @@ const perfRow: EntryPerformance = {
   unhelpful: 1,
   helpful_rate: 0.75,
   handoffs: 1,
+  audiences: [],
 };
 
 describe("users are shown by name", () => {

@@ -85,6 +85,7 @@ describe("entry-performance roll-ups", () => {
     unhelpful: 0,
     helpful_rate: null,
     handoffs: 0,
+    audiences: [],
   });
   const rows = [
     row("ext-a", "2026-01-01", 4, 2, 1),

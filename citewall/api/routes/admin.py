@@ -221,11 +221,17 @@ def entry_performance(
     since: datetime | None = Query(None),
     until: datetime | None = Query(None),
     card_id: str | None = Query(None, max_length=200),
+    audience: str | None = Query(
+        None,
+        pattern=AUDIENCE_PATTERN.pattern,
+        description="Only the conversations of members in this group (their groups now)",
+    ),
 ) -> Any:
     """Per card and period: times retrieved, times cited, cite rate, mean rank, last cited, and
-    the thumbs up/down members gave the answers that cited it (with the helpful rate)."""
+    the thumbs up/down members gave the answers that cited it (with the helpful rate), and the
+    card's audiences; with ``audience``, of the members of that group only."""
     rows = analytics.entry_performance(
-        session, period=period, since=since, until=until, card_id=card_id
+        session, period=period, since=since, until=until, card_id=card_id, audience=audience
     )
     return [EntryPerformanceRow.model_validate(row) for row in rows]
 

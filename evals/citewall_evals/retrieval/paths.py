@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citewall.errors import UserError
-from citewall.kb.audiences import EVERY_CARD
+from citewall.kb.audiences import EVERY_CARD, CardFilter
 from citewall.retrieval.dedupe import best_per_parent
 from citewall.retrieval.fusion import rrf
 from citewall.retrieval.protocols import Reranker
@@ -109,10 +109,11 @@ def with_reranker(retriever: HybridRetriever, reranker: Reranker) -> HybridRetri
 
 
 def served_rankings(
-    retriever: HybridRetriever, questions: Sequence[Question]
+    retriever: HybridRetriever, questions: Sequence[Question], cards: CardFilter = EVERY_CARD
 ) -> tuple[list[list[str]], str]:
-    """Card rankings from ``retrieve`` itself, and the hybrid paths that ran (joined by '/')."""
-    contexts = [retriever.retrieve(q.question, k=CUTOFF, cards=EVERY_CARD) for q in questions]
+    """Card rankings from ``retrieve`` itself (for the reader ``cards`` stands for: every card
+    by default), and the hybrid paths that ran (joined by '/')."""
+    contexts = [retriever.retrieve(q.question, k=CUTOFF, cards=cards) for q in questions]
     paths = "/".join(sorted({str(c.hybrid_path) for c in contexts}))
     return [[c.id for c in ctx.chunks] for ctx in contexts], paths
 

@@ -1,6 +1,7 @@
 /**
  * Analytics (admin): the headline numbers, then entry performance (how often each card is retrieved and cited, and how
- * helpful members found the answers citing it), charted and tabled; then members' feedback.
+ * helpful members found the answers citing it, and whom each card is for), charted and tabled, for every member or the
+ * members of one audience; then members' feedback.
  */
 import { useMemo, useState, type ReactNode } from "react";
 
@@ -33,7 +34,12 @@ function helpfulRate(r: EntryPerformance): string {
 
 export function AdminAnalytics(props: { client: ApiClient }): ReactNode {
   const [period, setPeriod] = useState<Period>("day");
-  const state = useLoad(() => props.client.entryPerformance(period), [props.client, period]);
+  const [audience, setAudience] = useState("");
+  const group = audience.trim() || undefined;
+  const state = useLoad(
+    () => props.client.entryPerformance(period, group),
+    [props.client, period, group],
+  );
   return (
     <section className="admin-page">
       <h1>Analytics</h1>
@@ -49,6 +55,13 @@ export function AdminAnalytics(props: { client: ApiClient }): ReactNode {
               </option>
             ))}
           </select>
+          <label htmlFor="performance-audience">Audience</label>
+          <input
+            id="performance-audience"
+            value={audience}
+            placeholder="every member"
+            onChange={(e) => setAudience(e.target.value)}
+          />
         </div>
         <LoadState state={state} what="entry performance">
           {(rows) => <EntryPerformanceView rows={rows} />}
@@ -85,6 +98,11 @@ const PERFORMANCE_COLUMNS: readonly Column<EntryPerformance>[] = [
     cell: (r) => r.handoffs,
   },
   { header: "Kind", cell: (r) => (r.is_external ? "external" : "internal") },
+  {
+    header: "For",
+    className: "audiences",
+    cell: (r) => (r.audiences.length > 0 ? r.audiences.join(", ") : "every member"),
+  },
 ];
 
 export function EntryPerformanceView(props: { rows: readonly EntryPerformance[] }): ReactNode {

@@ -413,9 +413,10 @@ export class ApiClient {
     return this.request<HeadlineNumbers>(`/admin/analytics/headline${query({ ...filter })}`);
   }
 
-  entryPerformance(period: Period): Promise<EntryPerformance[]> {
+  /** Per card and period; with `audience`, of the members of that group only. */
+  entryPerformance(period: Period, audience?: string): Promise<EntryPerformance[]> {
     return this.request<EntryPerformance[]>(
-      `/admin/analytics/entry-performance${query({ period })}`,
+      `/admin/analytics/entry-performance${query({ period, audience })}`,
     );
   }
 

@@ -464,7 +464,8 @@ export interface paths {
     /**
      * Entry Performance
      * @description Per card and period: times retrieved, times cited, cite rate, mean rank, last cited, and
-     *     the thumbs up/down members gave the answers that cited it (with the helpful rate).
+     *     the thumbs up/down members gave the answers that cited it (with the helpful rate), and the
+     *     card's audiences; with ``audience``, of the members of that group only.
      */
     get: operations["entry_performance_api_v1_admin_analytics_entry_performance_get"];
     put?: never;
@@ -1516,6 +1517,11 @@ export interface components {
        * @default 0
        */
       handoffs: number;
+      /**
+       * Audiences
+       * @default []
+       */
+      audiences: string[];
     };
     /**
      * ErasureReceipt
@@ -2216,6 +2222,8 @@ export interface components {
       license: string | null;
       /** Every S */
       every_s: number | null;
+      /** Audiences */
+      audiences: string[];
       /** Cards */
       cards: number;
       /** Last Sync At */
@@ -4345,6 +4353,8 @@ export interface operations {
         since?: string | null;
         until?: string | null;
         card_id?: string | null;
+        /** @description Only the conversations of members in this group (their groups now) */
+        audience?: string | null;
       };
       header?: never;
       path?: never;
