@@ -30,6 +30,7 @@ TABLES = {
     "messages",
     "retrieval_events",
     "cards",
+    "card_versions",
     "exposures",
     "exposure_reservations",
     "eval_questions",
@@ -70,10 +71,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0016"
+        assert current_revision(engine) == head_revision() == "0017"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0016"
+        assert current_revision(engine) == "0017"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -86,7 +87,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0016"
+        assert current_revision(engine) == "0017"
     finally:
         engine.dispose()
 
