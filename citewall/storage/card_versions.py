@@ -159,11 +159,11 @@ def record_version(
         restored_from=restored_from,
     )
     with storage_errors(session, f"saving version {number} of {card.id!r}"):
-        session.add(row)
         source = session.get(KBSource, source_id)
         if source is not None and card.id not in (source.card_ids or []):
             source.card_ids = sorted({*(source.card_ids or []), card.id})
         session.add(entry_row(audit_event, now))
+        session.add(row)
         try:
             session.commit()
         except IntegrityError:
@@ -172,4 +172,4 @@ def record_version(
                 f"version {number} of playbook {card.id!r} was saved by someone else a moment "
                 "ago; reload it and save again"
             ) from None
-    return _version(row)
+        return _version(row)
