@@ -57,7 +57,7 @@ class PlaybookVersionPublic(BaseModel):
     body: str
     reply: str | None
     audiences: list[str]
-    author: str
+    saved_by: str
     saved_at: datetime | None
     #: The version a rollback restored (None: written in the form).
     restored_from: int | None
@@ -79,7 +79,7 @@ def version_public(version: PlaybookVersion) -> PlaybookVersionPublic:
         body=version.body,
         reply=version.reply,
         audiences=list(version.audiences),
-        author=version.author,
+        saved_by=version.author,
         saved_at=version.created_at,
         restored_from=version.restored_from,
     )

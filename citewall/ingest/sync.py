@@ -7,7 +7,8 @@ read for a transient reason (a timeout, a 5xx, robots.txt unreachable) is kept, 
 and pruned to the cards its previous sync left; the playbooks source (the cards written in
 the admin pages, ``ingest.playbooks``) serves the newest version of each playbook. A source
 that comes back empty, or with fewer than half of its cards, is held: nothing is written until
-an admin confirms (``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or failed.
+an admin confirms (``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or
+failed.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def test_a_playbook_is_served_versioned_rolled_back_and_audited(env_both: ApiEnv
 
     history = env.client.get(f"{PB}/pb-pallet-surcharge/versions", headers=admin).json()
     assert [v["version"] for v in history] == [3, 2, 1]
-    assert history[0]["reply"] == history[2]["reply"] and history[0]["author"].startswith("admin")
+    assert history[0]["reply"] == history[2]["reply"] and history[0]["saved_by"].startswith("admin")
     listed = env.client.get(PB, headers=admin).json()
     assert [p["id"] for p in listed] == ["pb-pallet-surcharge"]
 

@@ -3,7 +3,6 @@ rollback holds the restored version's fields, and a number taken twice is a conf
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

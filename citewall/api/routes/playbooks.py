@@ -107,18 +107,18 @@ def create_playbook(
     return _public(session, saved)
 
 
-@router.get("/playbooks/{card_id}", response_model=PlaybookPublic)
-def get_playbook(card_id: str, session: SessionDep, admin: AdminUser) -> Any:
+@router.get("/playbooks/{playbook_id}", response_model=PlaybookPublic)
+def get_playbook(playbook_id: str, session: SessionDep, admin: AdminUser) -> Any:
     """A playbook's newest version."""
-    newest = card_versions.latest_versions(session, [card_id])
+    newest = card_versions.latest_versions(session, [playbook_id])
     if not newest:
-        raise NotFoundError(f"no playbook {card_id[:200]!r}")
+        raise NotFoundError(f"no playbook {playbook_id[:200]!r}")
     return _public(session, newest[0])
 
 
-@router.put("/playbooks/{card_id}", response_model=PlaybookPublic)
+@router.put("/playbooks/{playbook_id}", response_model=PlaybookPublic)
 def update_playbook(
-    card_id: str,
+    playbook_id: str,
     body: PlaybookUpdate,
     session: SessionDep,
     runtime: RuntimeDep,
@@ -127,7 +127,7 @@ def update_playbook(
 ) -> Any:
     """Save an edit as the next version (``base_version``: the version the edit began from)."""
     try:
-        card = playbook_card(card_id, _fields(body))
+        card = playbook_card(playbook_id, _fields(body))
     except CardRefusedError as exc:
         return refused(exc)
     saved = save_playbook(
@@ -140,18 +140,18 @@ def update_playbook(
     return _public(session, saved)
 
 
-@router.get("/playbooks/{card_id}/versions", response_model=list[PlaybookVersionPublic])
-def playbook_versions(card_id: str, session: SessionDep, admin: AdminUser) -> Any:
+@router.get("/playbooks/{playbook_id}/versions", response_model=list[PlaybookVersionPublic])
+def playbook_versions(playbook_id: str, session: SessionDep, admin: AdminUser) -> Any:
     """Every saved version, newest first."""
-    found = card_versions.versions(session, card_id)
+    found = card_versions.versions(session, playbook_id)
     if not found:
-        raise NotFoundError(f"no playbook {card_id[:200]!r}")
+        raise NotFoundError(f"no playbook {playbook_id[:200]!r}")
     return [version_public(v) for v in found]
 
 
-@router.post("/playbooks/{card_id}/rollback", response_model=PlaybookPublic)
+@router.post("/playbooks/{playbook_id}/rollback", response_model=PlaybookPublic)
 def rollback(
-    card_id: str,
+    playbook_id: str,
     body: PlaybookRollback,
     session: SessionDep,
     runtime: RuntimeDep,
@@ -160,7 +160,7 @@ def rollback(
 ) -> Any:
     """Make an earlier version's fields the next version (the history keeps every one)."""
     saved = rollback_playbook(
-        _writer(runtime), card_id, body.version, author=_author(trail), now=runtime.clock()
+        _writer(runtime), playbook_id, body.version, author=_author(trail), now=runtime.clock()
     )
     return _public(session, saved)
 
