@@ -15,6 +15,7 @@ import { useLoad } from "../components/useLoad";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { navigate } from "../router";
 import { cardPath } from "./AdminCard";
+import { DataTable, type Column } from "./DataTable";
 
 export function playbookPath(id: string | null): string {
   return id === null ? "/admin/playbooks/new" : `/admin/playbooks/${encodeURIComponent(id)}`;
@@ -55,6 +56,42 @@ export function writeOf(d: Draft): {
   };
 }
 
+const LIST_COLUMNS: readonly Column<PlaybookPublic>[] = [
+  { header: "Title", cell: (p) => <NavLink to={playbookPath(p.id)}>{p.title || p.id}</NavLink> },
+  { header: "Version", cell: (p) => p.version, numeric: true },
+  { header: "Saved", cell: (p) => formatDate(p.saved_at ?? null) },
+  { header: "By", cell: (p) => p.saved_by },
+  {
+    header: "Served",
+    cell: (p) => (p.disabled ? "disabled" : p.in_catalogue ? "yes" : "not in the KB"),
+  },
+];
+
+function historyColumns(
+  current: PlaybookPublic | null,
+  busy: boolean,
+  rollback: (version: number) => void,
+): readonly Column<PlaybookVersionPublic>[] {
+  return [
+    {
+      header: "Version",
+      cell: (v) => `${v.version}${v.restored_from ? ` (restores ${v.restored_from})` : ""}`,
+    },
+    { header: "Saved", cell: (v) => formatDate(v.saved_at ?? null) },
+    { header: "By", cell: (v) => v.saved_by },
+    { header: "Title", cell: (v) => v.title },
+    {
+      header: "",
+      cell: (v) =>
+        current && v.version !== current.version ? (
+          <button type="button" disabled={busy} onClick={() => rollback(v.version)}>
+            Roll back to version {v.version}
+          </button>
+        ) : null,
+    },
+  ];
+}
+
 export function AdminPlaybooks(props: { client: ApiClient }): ReactNode {
   const state = useLoad(() => props.client.playbooks(), [props.client]);
   return (
@@ -68,36 +105,16 @@ export function AdminPlaybooks(props: { client: ApiClient }): ReactNode {
         <NavLink to={playbookPath(null)}>New playbook</NavLink>
       </p>
       <LoadState state={state} what="the playbooks">
-        {(list) =>
-          list.length === 0 ? (
-            <p className="muted">No playbooks yet.</p>
-          ) : (
-            <table data-testid="playbook-list">
-              <thead>
-                <tr>
-                  <th>Title</th>
-                  <th>Version</th>
-                  <th>Saved</th>
-                  <th>By</th>
-                  <th>Served</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <tr key={p.id}>
-                    <td>
-                      <NavLink to={playbookPath(p.id)}>{p.title || p.id}</NavLink>
-                    </td>
-                    <td>{p.version}</td>
-                    <td>{formatDate(p.saved_at ?? null)}</td>
-                    <td>{p.saved_by}</td>
-                    <td>{p.disabled ? "disabled" : p.in_catalogue ? "yes" : "not in the KB"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(list) => (
+          <DataTable
+            label="Playbooks"
+            className="playbooks-table"
+            columns={LIST_COLUMNS}
+            rows={list}
+            rowKey={(p) => p.id}
+            empty="No playbooks yet."
+          />
+        )}
       </LoadState>
     </section>
   );
@@ -108,7 +125,7 @@ export function PlaybookPage(props: { client: ApiClient; id: string | null }): R
   const [reloads, setReloads] = useState(0);
   const state = useLoad(
     () =>
-      id === null
+      reloads < 0 || id === null
         ? Promise.resolve(null)
         : Promise.all([client.playbook(id), client.playbookVersions(id)]),
     [client, id, reloads],
@@ -240,41 +257,14 @@ export function PlaybookEditor(props: {
       {props.versions.length > 0 && (
         <>
           <h2>History</h2>
-          <table data-testid="playbook-history">
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Saved</th>
-                <th>By</th>
-                <th>Title</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {props.versions.map((v) => (
-                <tr key={v.version}>
-                  <td>
-                    {v.version}
-                    {v.restored_from ? ` (restores ${v.restored_from})` : ""}
-                  </td>
-                  <td>{formatDate(v.saved_at ?? null)}</td>
-                  <td>{v.saved_by}</td>
-                  <td>{v.title}</td>
-                  <td>
-                    {current && v.version !== current.version && (
-                      <button
-                        type="button"
-                        disabled={busy}
-                        onClick={() => void rollback(v.version)}
-                      >
-                        Roll back to version {v.version}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="History"
+            className="playbook-history"
+            columns={historyColumns(current, busy, (v) => void rollback(v))}
+            rows={props.versions}
+            rowKey={(v) => String(v.version)}
+            empty="No versions."
+          />
         </>
       )}
     </>

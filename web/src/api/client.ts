@@ -102,7 +102,8 @@ export function fieldProblems(body: unknown): Record<string, string> {
   for (const d of detail as unknown[]) {
     if (!d || typeof d !== "object" || !("loc" in d) || !("msg" in d)) continue;
     const loc = Array.isArray(d.loc) ? (d.loc as unknown[]) : [];
-    const field = String(loc[loc.length - 1] ?? "");
+    const last = loc[loc.length - 1];
+    const field = typeof last === "string" || typeof last === "number" ? String(last) : "";
     if (field && !(field in out)) out[field] = String(d.msg);
   }
   return out;
