@@ -27,6 +27,8 @@ class IngestError(UserError):
         self.path = path
         self.line = line
         self.field = field
+        #: The problem alone, without where (what a form shows beside the field).
+        self.reason = message
         where = path
         if line is not None:
             where = f"{where}:{line}" if where else f"line {line}"

@@ -372,6 +372,9 @@ class AdminCard(BaseModel):
     #: The groups the card is for (empty: every member).
     audiences: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: When an admin disabled the card (None: served); a disabled card is in no index.
+    disabled_at: datetime | None = None
+    disabled_by: str | None = None
     #: Every other catalogue column (content hash, ingest version, timestamps).
     extra: dict[str, Any] = Field(default_factory=dict)
 

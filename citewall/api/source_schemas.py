@@ -47,7 +47,7 @@ class RegisteredSourcePublic(BaseModel):
     model_config = _STRICT
 
     id: int
-    kind: Literal["site", "folder", "cards"]
+    kind: Literal["site", "folder", "cards", "playbooks"]
     location: str
     license: str | None
     every_s: int | None

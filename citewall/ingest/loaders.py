@@ -51,39 +51,60 @@ class LoadResult:
 
 def _card_from_mapping(raw: Any, *, path: str, line: int, lines: dict[str, int]) -> Card:
     """Validate one card; ``lines`` maps a field to its own line (front matter) if known."""
+    card, problems = validate_card(raw, path=path, line=line, lines=lines)
+    if card is None:
+        raise problems[0]
+    return card
+
+
+def validate_card(
+    raw: Any, *, path: str, line: int | None, lines: dict[str, int]
+) -> tuple[Card | None, list[IngestError]]:
+    """THE card validation of every ingest (files, folders, the admin pages' playbooks): the
+    card, or None and every problem found, one ``IngestError`` per field (file, line, field).
+    A file refuses the card with the first; a form shows each beside its field."""
     if not isinstance(raw, dict):
-        raise IngestError(f"expected an object, got {type(raw).__name__}", path=path, line=line)
+        error = IngestError(f"expected an object, got {type(raw).__name__}", path=path, line=line)
+        return None, [error]
     unknown = sorted(set(raw) - set(CARD_FIELDS))
     if unknown:
-        raise IngestError(
-            f"unknown field; allowed fields are {', '.join(CARD_FIELDS)}",
-            path=path,
-            line=lines.get(unknown[0], line),
-            field=unknown[0],
-        )
+        return None, [
+            IngestError(
+                f"unknown field; allowed fields are {', '.join(CARD_FIELDS)}",
+                path=path,
+                line=lines.get(name, line),
+                field=name,
+            )
+            for name in unknown
+        ]
     if raw.get("url") is not None:
         problem = url_problem(raw["url"])
         if problem:
-            raise IngestError(
+            error = IngestError(
                 f"unsafe url {raw['url']!r}: {problem}",
                 path=path,
                 line=lines.get("url", line),
                 field="url",
             )
+            return None, [error]
     try:
-        return Card.model_validate(raw)
+        return Card.model_validate(raw), []
     except ValidationError as exc:
-        err = exc.errors()[0]
-        name = ".".join(str(p) for p in err.get("loc", ())) or "card"
-        top = name.split(".", 1)[0]
-        value = raw.get(top, None)
-        shown = f" (got {value!r:.80})" if top in raw else ""
-        raise IngestError(
-            f"{err.get('msg', 'invalid value')}{shown}",
-            path=path,
-            line=lines.get(top, line),
-            field=name,
-        ) from None
+        problems = []
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err.get("loc", ())) or "card"
+            top = name.split(".", 1)[0]
+            value = raw.get(top, None)
+            shown = f" (got {value!r:.80})" if top in raw else ""
+            problems.append(
+                IngestError(
+                    f"{err.get('msg', 'invalid value')}{shown}",
+                    path=path,
+                    line=lines.get(top, line),
+                    field=name,
+                )
+            )
+        return None, problems
 
 
 def load_jsonl(path: Path) -> LoadResult:

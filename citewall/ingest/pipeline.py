@@ -46,6 +46,7 @@ from citewall.retrieval.records import ChunkRecord, index_text
 from citewall.retrieval.shared_artifacts import ArtifactStore, pull, push
 from citewall.retrieval.vector_index import ChromaVectorIndex
 from citewall.storage import cards as card_store
+from citewall.storage import kb_sources
 from citewall.storage.artifacts import DatabaseArtifactStore
 from citewall.storage.schema import open_database
 
@@ -73,11 +74,15 @@ class IngestReport:
     shared_versions: dict[str, str] = field(default_factory=dict)
     #: The abstention thresholds fitted by this run (None: the KB did not change).
     calibration: str | None = None
+    #: Cards read that an admin disabled: kept out of every index.
+    disabled: int = 0
 
     def summary(self) -> str:
         shared = "".join(f"; replicas load {n} {v}" for n, v in self.shared_versions.items())
         if self.calibration:
             shared = f"; abstention calibrated: {self.calibration}{shared}"
+        if self.disabled:
+            shared = f"; {self.disabled} disabled card(s) kept out of the indexes{shared}"
         return (
             f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
             f"deleted {self.deleted}, refused {self.refused} "
@@ -167,12 +172,18 @@ def ingest_cards(
     prune_only: frozenset[str] | None = None,
     progress: bool = True,
     report: IngestReport | None = None,
+    writes_playbooks: bool = False,
 ) -> IngestReport:
     """Ingest already-validated ``cards`` (see module docstring for the write order).
 
     ``prune_scope``: id prefixes pruning is confined to (a crawled site's cards);
     ``prune_only``: the ids pruning is confined to (a registered source's cards). With neither,
     pruning removes every card absent from ``cards`` and ``keep_ids``.
+
+    Two kinds of card are never indexed by a run: a disabled card (``cards.disabled_at``; its
+    row is updated to its source's version, its chunks are removed from every index) and,
+    unless ``writes_playbooks`` (the admin pages' own writes), a playbook: a card of another
+    source with a playbook's id is refused, and no pruning removes a playbook.
     """
     report = report or IngestReport()
     t_start = time.perf_counter()
@@ -185,7 +196,26 @@ def ingest_cards(
         pull(shared, "calibration", settings.calibration_dir)
     with session_factory() as session:
         db_hashes: dict[str, str] = dict(card_store.card_hashes(session))
+        disabled = card_store.disabled_ids(session)
+        owned = frozenset() if writes_playbooks else kb_sources.cards_of_kind(session, "playbooks")
     indexed = index.parent_hashes()
+
+    # A playbook belongs to the admin pages: another source naming its id is refused.
+    for card in cards:
+        if card.id in owned:
+            report.refused += 1
+            report.errors.append(
+                IngestError(
+                    f"card id {card.id!r} is a playbook written in the admin pages; "
+                    "give this card another id",
+                    field="id",
+                )
+            )
+    # A disabled card stays out of every index: its catalogue row follows its source.
+    held = [c for c in cards if c.id in disabled and c.id not in owned]
+    held_changed = [c for c in held if db_hashes.get(c.id) != c.content_hash()]
+    report.disabled = len(held)
+    cards = [c for c in cards if c.id not in disabled and c.id not in owned]
 
     changed: list[Card] = []
     for card in cards:
@@ -199,7 +229,7 @@ def ingest_cards(
         else:
             report.added += 1
 
-    present = {c.id for c in cards} | (keep_ids or set())
+    present = {c.id for c in cards} | {c.id for c in held} | (keep_ids or set()) | owned
     absent = (set(db_hashes) | set(indexed)) - present
     if prune_scope is not None:
         absent = {card_id for card_id in absent if card_id.startswith(prune_scope)}
@@ -207,17 +237,18 @@ def ingest_cards(
         absent &= prune_only
     removed = sorted(absent) if prune else []
     report.deleted = len(removed)
+    # Disabled cards still in an index (just disabled, or an interrupted run) leave it now.
+    unindex = sorted((disabled & set(indexed)) - set(removed))
 
     new_records = [r for card in changed for r in chunk_card(card, settings.chunk_max_words)]
     _embed_and_upsert(new_records, embedder, index, report, progress)
 
     new_ids = {r.chunk_id for r in new_records}
-    stale = [
-        cid for cid in index.chunk_ids_for([c.id for c in changed] + removed) if cid not in new_ids
-    ]
+    leaving = [c.id for c in changed] + removed + unindex
+    stale = [cid for cid in index.chunk_ids_for(leaving) if cid not in new_ids]
     index.delete(stale)
 
-    moved = bool(changed or removed)
+    moved = bool(changed or removed or unindex)
     rebuild_artifacts(
         settings,
         index,
@@ -246,11 +277,11 @@ def ingest_cards(
             if pushed is not None:
                 report.shared_versions[name] = pushed
 
-    if changed or removed:
+    if changed or removed or held_changed:
         with session_factory() as session:
             version = int(card_store.next_ingest_version(session))
-            if changed:
-                card_store.upsert_cards(session, changed, version, commit=False)
+            if changed or held_changed:
+                card_store.upsert_cards(session, changed + held_changed, version, commit=False)
             if removed:
                 card_store.delete_cards(session, removed, commit=False)
             session.commit()  # one transaction: the catalogue never shows half a run

@@ -4,9 +4,11 @@ A site is crawled with pruning: a page that left the sitemap, answers 404 or 410
 robots.txt now forbids is removed from every index and the catalogue; a page that could not be
 read for a transient reason (a timeout, a 5xx, robots.txt unreachable) is kept, and after
 ``sync_stale_after`` syncs in a row it is listed as stale. A folder or a card file is loaded
-and pruned to the cards its previous sync left. A source that comes back empty, or with fewer
-than half of its cards, is held: nothing is written until an admin confirms
-(``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or failed.
+and pruned to the cards its previous sync left; the playbooks source (the cards written in
+the admin pages, ``ingest.playbooks``) serves the newest version of each playbook. A source
+that comes back empty, or with fewer than half of its cards, is held: nothing is written until
+an admin confirms (``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or
+failed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from citewall.ingest.crawl.run import ingest_sites
 from citewall.ingest.crawl.site import CrawlResult, plan_sites
 from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import IngestReport, ingest_cards
+from citewall.ingest.playbooks import playbook_cards
 from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
 from citewall.kb.card import Card
 from citewall.retrieval.embedder import load_embedder
@@ -61,6 +64,8 @@ def sync_source(
     try:
         if source.kind == "site":
             run, state = _sync_site(source, settings, session_factory, embedder, confirm, progress)
+        elif source.kind == "playbooks":
+            run, state = _sync_playbooks(source, settings, session_factory, embedder)
         else:
             run, state = _sync_files(source, settings, session_factory, embedder, confirm, progress)
     except CitewallError as exc:
@@ -187,6 +192,27 @@ def with_source_audiences(cards: Sequence[Card], audiences: Sequence[str]) -> li
     return [c if c.audiences else c.model_copy(update={"audiences": groups}) for c in cards]
 
 
+def _sync_playbooks(
+    source: RegisteredSource,
+    settings: Settings,
+    session_factory: SessionFactory,
+    embedder: Embedder | None,
+) -> tuple[SyncRun, SourceState | None]:
+    # The playbooks' source is their saved versions: the KB serves the newest of each.
+    cards = playbook_cards(session_factory, list(source.card_ids))
+    report = ingest_cards(
+        cards,
+        settings,
+        embedder=embedder if embedder is not None else load_embedder(settings),
+        session_factory=session_factory,
+        prune=True,
+        prune_only=frozenset(source.card_ids),
+        progress=False,
+        writes_playbooks=True,
+    )
+    return _applied(report, (), ""), SourceState(sorted(c.id for c in cards))
+
+
 def _applied(
     report: IngestReport, refusals: tuple[Refused, ...], note: str, stale: tuple[str, ...] = ()
 ) -> SyncRun:
@@ -228,6 +254,7 @@ def remove_source(
             prune=True,
             prune_only=frozenset(source.card_ids),
             progress=False,
+            writes_playbooks=source.kind == "playbooks",
         )
         deleted = report.deleted
     event = AuditEvent(

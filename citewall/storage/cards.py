@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from citewall.kb.card import Card
+from citewall.storage.audit import AuditEvent, entry_row
 from citewall.storage.failures import storage_errors
 from citewall.storage.matching import contains_text
 from citewall.storage.models import CardRow
@@ -121,6 +123,42 @@ def delete_cards(session: Session, ids: Iterable[str], *, commit: bool = True) -
         if commit:
             session.commit()
     return removed
+
+
+def disabled_ids(session: Session) -> set[str]:
+    """The ids of the cards an admin disabled (kept in the catalogue, out of every index)."""
+    with storage_errors(session, "reading the disabled cards"):
+        return set(session.scalars(select(CardRow.id).where(CardRow.disabled_at.is_not(None))))
+
+
+def set_disabled(
+    session: Session, card_id: str, *, disabled: bool, audit_event: AuditEvent, now: datetime
+) -> CardRow | None:
+    """Mark ``card_id`` disabled (by the event's actor, at ``now``) or enabled again, with
+    ``audit_event`` in the same transaction; the row, or None when there is no such card."""
+    with storage_errors(session, f"changing card {card_id!r}"):
+        row = session.get(CardRow, card_id)
+        if row is None:
+            return None
+        row.disabled_at = now if disabled else None
+        row.disabled_by = audit_event.actor[:320] if disabled else None
+        session.add(entry_row(audit_event, now))
+        session.commit()
+        return row
+
+
+def card_of(row: CardRow) -> Card:
+    """The card a catalogue row holds (it was validated when it was ingested)."""
+    return Card(
+        id=row.id,
+        title=row.title,
+        body=row.body,
+        url=row.url,
+        license=row.license,
+        reply=row.reply,
+        audiences=tuple(row.audiences or ()),
+        metadata=dict(row.meta or {}),
+    )
 
 
 def get_card(session: Session, card_id: str) -> CardRow | None:

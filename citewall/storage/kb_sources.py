@@ -193,6 +193,13 @@ def find_source(session: Session, kind: SourceKind, location: str) -> Registered
     return _source(row) if row is not None else None
 
 
+def cards_of_kind(session: Session, kind: SourceKind) -> frozenset[str]:
+    """The cards the sources of ``kind`` hold (the playbooks: what no other ingest may touch)."""
+    query = select(KBSource.card_ids).where(KBSource.kind == kind)
+    with storage_errors(session, f"reading the {kind} sources"):
+        return frozenset(card_id for ids in session.scalars(query) for card_id in ids or ())
+
+
 def get_source(session: Session, source_id: int) -> RegisteredSource:
     with storage_errors(session, "reading the source"):
         row = session.get(KBSource, source_id)

@@ -346,9 +346,40 @@ class CardRow(Base):
     is_external: Mapped[bool] = mapped_column(Boolean, index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: Set while an admin has the card disabled: kept here, absent from every index.
+    disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+    disabled_by: Mapped[str | None] = mapped_column(StringType(320), default=None)
 
     def __repr__(self) -> str:
         return f"CardRow(id={self.id!r}, ingest_version={self.ingest_version!r})"
+
+
+class CardVersion(Base):
+    """One saved version of a playbook written in the admin pages (``ingest.playbooks``).
+
+    Versions of a card are numbered from 1 without gaps; a rollback is a new version holding
+    an earlier one's fields (``restored_from``). Not a foreign key to ``cards``: the history
+    outlives the card.
+    """
+
+    __tablename__ = "card_versions"
+    __table_args__ = (UniqueConstraint("card_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    card_id: Mapped[str] = mapped_column(String(200), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(StringType(500))
+    body: Mapped[str] = mapped_column(TextType())
+    reply: Mapped[str | None] = mapped_column(TextType(), default=None)
+    audiences: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSONType(), default=dict)
+    author: Mapped[str] = mapped_column(StringType(320))
+    author_user_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    restored_from: Mapped[int | None] = mapped_column(Integer, default=None)
+
+    def __repr__(self) -> str:
+        return f"CardVersion(card_id={self.card_id!r}, version={self.version!r})"
 
 
 class KBArtifact(Base):
@@ -402,9 +433,10 @@ class UsedHostToken(Base):
         return f"UsedHostToken(token_key={self.token_key[:12]!r}...)"
 
 
-#: What a registered KB source is: a help center (sitemap or page), a document folder, a card file.
-SourceKind = Literal["site", "folder", "cards"]
-SOURCE_KINDS: tuple[SourceKind, ...] = ("site", "folder", "cards")
+#: What a registered KB source is: a help center (sitemap or page), a document folder, a card
+#: file, or the playbooks written in the admin pages (``ingest.playbooks``).
+SourceKind = Literal["site", "folder", "cards", "playbooks"]
+SOURCE_KINDS: tuple[SourceKind, ...] = ("site", "folder", "cards", "playbooks")
 
 #: How a sync ended: the KB now matches the source, the change was held for an admin to
 #: confirm (the source shrank too much), or the source could not be read at all.
@@ -423,7 +455,7 @@ class KBSource(Base):
     __tablename__ = "kb_sources"
     __table_args__ = (
         UniqueConstraint("kind", "location"),
-        CheckConstraint("kind IN ('site', 'folder', 'cards')", name="kind"),
+        CheckConstraint("kind IN ('site', 'folder', 'cards', 'playbooks')", name="kind"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

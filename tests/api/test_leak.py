@@ -90,6 +90,8 @@ class World:
         if name == "user_id":
             ids = [str(self.env.user_ids[who]) for who in ("member", "other", "admin")]
             return [*ids, "999999", "not-a-number"]
+        if name == "playbook_id":  # admin routes only
+            return ["pb-leak-test", "no-such-playbook"]
         if name in ("source_id", "question_id", "handoff_id"):  # admin routes only
             return ["1", "999999", "not-a-number"]
         raise AssertionError(f"leak test: no realistic values for path parameter {name!r}")
@@ -132,6 +134,8 @@ class World:
             return [[], ["enterprise", "partners"], ["Not A Group"]]
         if name == "message_id":  # a stored answer (saving a test question from it)
             return [self.messages["member"], str(uuid.uuid4())]
+        if name in ("id", "body", "reply"):  # a playbook (admin only)
+            return ["pb-leak-test", "Which internal playbook says CWLEAK?", None]
         if "enum" in schema:
             return list(schema["enum"])
         if schema.get("type") == "integer":

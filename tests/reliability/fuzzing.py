@@ -116,9 +116,14 @@ def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     with rig.runtime.session_factory() as session:
         found = kb_sources.find_source(session, "cards", "/kb/fuzzed.jsonl")
         source = found or kb_sources.add_source(session, "cards", "/kb/fuzzed.jsonl", now=utcnow())
+    # A playbook written in the admin pages (its history and rollback have their own tests).
+    playbook = {"id": "pb-fuzzed", "title": "Fuzzed playbook", "body": "Notes.", "reply": "Hi."}
+    made = rig.client.post("/api/v1/admin/playbooks", json=playbook, headers=admin)
+    assert made.status_code in (201, 409), made.text
     return {
         "conversation_id": conversations,
         "card_id": [c["id"] for c in page["cards"]],
+        "playbook_id": [playbook["id"]],
         "user_id": sorted({c["user_id"] for c in everyone}),
         "source_id": [str(source.id)],
     }

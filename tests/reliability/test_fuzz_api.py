@@ -70,9 +70,9 @@ def test_fuzz_every_operation(
             id_routes[label] = stats
     assert not report, "\n".join(report[:10])
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
-    # The {id} routes: of conversations, messages, cards, users (exposure, erasure), a source's
-    # runs, a handoff's conversation and a saved test question.
-    assert len(id_routes) == 13, sorted(id_routes)
+    # The {id} routes: of conversations, messages, cards (and disabling them), users (exposure,
+    # erasure), a source's runs, a handoff's conversation, a saved test question and playbooks.
+    assert len(id_routes) == 19, sorted(id_routes)
     for label, stats in id_routes.items():
         two_xx = sum(n for code, n in stats.statuses.items() if 200 <= code < 300)
         if not label.startswith("GET "):  # writes: real ids in their own tests (real_id_cases)
@@ -113,6 +113,10 @@ ADMIN_WRITES = frozenset(
         "POST /api/v1/admin/eval-questions",
         "DELETE /api/v1/admin/eval-questions/{question_id}",
         "POST /api/v1/admin/users/{user_id}/erasure",
+        "POST /api/v1/admin/playbooks",
+        "PUT /api/v1/admin/playbooks/{playbook_id}",
+        "POST /api/v1/admin/playbooks/{playbook_id}/rollback",
+        *(f"POST /api/v1/admin/cards/{{card_id}}/{change}" for change in ("disable", "enable")),
     }
 )
 
@@ -144,6 +148,8 @@ def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
             assert r.status_code == 403, (label, r.status_code, r.text)
             if label in IRREVERSIBLE:  # the admin erases a user who does not exist, not the rig's
                 url = path.replace("{user_id}", "999999")
+            if label.endswith(("/disable", "/enable")):  # the rig's cards stay served
+                url = path.replace("{card_id}", "no-such-card")
             r = client.request(method, url, json=body, headers=shared_rig.auth("admin"))
             if label in ADMIN_WRITES:  # the token is accepted; the body is their own tests'
                 assert r.status_code not in (401, 403) and r.status_code < 500, (label, r.text)

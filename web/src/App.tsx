@@ -16,6 +16,7 @@ import { SignIn } from "./auth/SignIn";
 import { AdminAnalytics } from "./admin/AdminAnalytics";
 import { AdminCard } from "./admin/AdminCard";
 import { AdminCards } from "./admin/AdminCards";
+import { AdminPlaybooks, PlaybookPage } from "./admin/AdminPlaybooks";
 import { AdminConversationView } from "./admin/AdminConversationView";
 import { AdminConversations } from "./admin/AdminConversations";
 import { AdminEvents } from "./admin/AdminEvents";
@@ -209,6 +210,10 @@ function Page(props: {
       return <AdminCards client={client} />;
     case "admin-card":
       return <AdminCard client={client} id={route.id} />;
+    case "admin-playbooks":
+      return <AdminPlaybooks client={client} />;
+    case "admin-playbook":
+      return <PlaybookPage client={client} id={route.id} />;
     case "admin-analytics":
       return <AdminAnalytics client={client} />;
     case "admin-events":

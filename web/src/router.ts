@@ -10,6 +10,8 @@ export type Route =
   | { name: "admin-conversation"; id: string }
   | { name: "admin-cards" }
   | { name: "admin-card"; id: string }
+  | { name: "admin-playbooks" }
+  | { name: "admin-playbook"; id: string | null }
   | { name: "admin-analytics" }
   | { name: "admin-events" }
   | { name: "admin-gaps" }
@@ -36,6 +38,10 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2 && parts[1] === "cards") return { name: "admin-cards" };
     if (parts.length === 3 && parts[1] === "cards" && parts[2]) {
       return { name: "admin-card", id: parts[2] };
+    }
+    if (parts.length === 2 && parts[1] === "playbooks") return { name: "admin-playbooks" };
+    if (parts.length === 3 && parts[1] === "playbooks" && parts[2]) {
+      return { name: "admin-playbook", id: parts[2] === "new" ? null : parts[2] };
     }
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };

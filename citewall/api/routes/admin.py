@@ -80,6 +80,8 @@ def admin_card(row: CardRow) -> AdminCard:
         reply=row.reply,
         audiences=list(row.audiences or []),
         metadata=dict(row.meta or {}),
+        disabled_at=row.disabled_at,
+        disabled_by=row.disabled_by,
         extra={
             "content_hash": row.content_hash,
             "ingest_version": row.ingest_version,

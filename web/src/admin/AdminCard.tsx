@@ -4,7 +4,7 @@
  * card shows its staff notes (the body) and, apart, what the member may be told ("Tell the
  * member": its reply, the only part an answer quotes).
  */
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { Card } from "../api/types";
@@ -37,6 +37,7 @@ export function CardLink(props: { id: string; children?: ReactNode }): ReactNode
 }
 
 export function AdminCard(props: { client: ApiClient; id: string }): ReactNode {
+  const [changed, setChanged] = useState<Card | null>(null);
   const state = useLoad(() => props.client.adminCard(props.id), [props.client, props.id]);
   return (
     <section className="admin-page">
@@ -44,9 +45,62 @@ export function AdminCard(props: { client: ApiClient; id: string }): ReactNode {
         <NavLink to="/admin/cards">All cards</NavLink>
       </p>
       <LoadState state={state} what="the card">
-        {(card) => <CardDetail card={card} />}
+        {(loaded) => {
+          const card = changed?.id === loaded.id ? changed : loaded;
+          return (
+            <>
+              <ServeControl
+                card={card}
+                onChange={(enabled) => props.client.setCardEnabled(card.id, enabled)}
+                onChanged={setChanged}
+              />
+              <CardDetail card={card} />
+            </>
+          );
+        }}
       </LoadState>
     </section>
+  );
+}
+
+/** Disable / Enable: a disabled card is kept here and served on no path, by no replica. */
+export function ServeControl(props: {
+  card: Card;
+  onChange: (enabled: boolean) => Promise<Card>;
+  onChanged: (card: Card) => void;
+}): ReactNode {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const disabled = Boolean(props.card.disabled_at);
+  const change = async (): Promise<void> => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      props.onChanged(await props.onChange(disabled));
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="serve-control" data-testid="serve-control">
+      {disabled ? (
+        <p>
+          <span className="badge badge-disabled">disabled</span>{" "}
+          <span className="muted">
+            since {formatDate(props.card.disabled_at ?? null)} by {props.card.disabled_by}: no
+            answer, search or event draws on it.
+          </span>
+        </p>
+      ) : (
+        <p className="muted">Served: answers may draw on this card.</p>
+      )}
+      <button type="button" disabled={busy} onClick={() => void change()}>
+        {disabled ? "Enable" : "Disable"}
+      </button>
+      {problem && <p role="alert">{problem}</p>}
+    </div>
   );
 }
 

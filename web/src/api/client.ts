@@ -47,6 +47,10 @@ import type {
   Me,
   MemberExposureReport,
   Period,
+  PlaybookCreate,
+  PlaybookPublic,
+  PlaybookUpdate,
+  PlaybookVersionPublic,
   RetentionSettings,
   RetrievalEvent,
   RetrievalEventFilter,
@@ -61,6 +65,8 @@ export class ApiError extends Error {
     message: string,
     /** Seconds to wait before asking again (the response's `Retry-After`), when it said. */
     readonly retryAfterS: number | null = null,
+    /** A 422's problems by the field they name (what a form shows beside each field). */
+    readonly fields: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -83,7 +89,24 @@ function refusal(response: Response, body: unknown): ApiError {
     response.status,
     errorDetail(body, response.status),
     retryAfterSeconds(response.headers.get("Retry-After")),
+    fieldProblems(body),
   );
+}
+
+/** A 422 body's problems keyed by the field each names (the last part of its `loc`). */
+export function fieldProblems(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!body || typeof body !== "object" || !("detail" in body)) return out;
+  const detail: unknown = body.detail;
+  if (!Array.isArray(detail)) return out;
+  for (const d of detail as unknown[]) {
+    if (!d || typeof d !== "object" || !("loc" in d) || !("msg" in d)) continue;
+    const loc = Array.isArray(d.loc) ? (d.loc as unknown[]) : [];
+    const last = loc[loc.length - 1];
+    const field = typeof last === "string" || typeof last === "number" ? String(last) : "";
+    if (field && !(field in out)) out[field] = String(d.msg);
+  }
+  return out;
 }
 
 /** Turn a FastAPI error body (`{"detail": str | [{msg}]}`) into one readable line. */
@@ -403,6 +426,50 @@ export class ApiClient {
 
   adminCard(id: string): Promise<Card> {
     return this.request<Card>(`/admin/cards/${encodeURIComponent(id)}`);
+  }
+
+  /** Stop serving a card (kept, out of every index) or serve it again. */
+  setCardEnabled(id: string, enabled: boolean): Promise<Card> {
+    const change = enabled ? "enable" : "disable";
+    return this.request<Card>(`/admin/cards/${encodeURIComponent(id)}/${change}`, {
+      method: "POST",
+    });
+  }
+
+  playbooks(): Promise<PlaybookPublic[]> {
+    return this.request<PlaybookPublic[]>("/admin/playbooks");
+  }
+
+  playbook(id: string): Promise<PlaybookPublic> {
+    return this.request<PlaybookPublic>(`/admin/playbooks/${encodeURIComponent(id)}`);
+  }
+
+  playbookVersions(id: string): Promise<PlaybookVersionPublic[]> {
+    return this.request<PlaybookVersionPublic[]>(
+      `/admin/playbooks/${encodeURIComponent(id)}/versions`,
+    );
+  }
+
+  createPlaybook(body: PlaybookCreate): Promise<PlaybookPublic> {
+    return this.request<PlaybookPublic>("/admin/playbooks", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Save an edit as the next version (`base_version`: the version the edit began from). */
+  updatePlaybook(id: string, body: PlaybookUpdate): Promise<PlaybookPublic> {
+    return this.request<PlaybookPublic>(`/admin/playbooks/${encodeURIComponent(id)}`, {
+      method: "PUT",
+      body: JSON.stringify(body),
+    });
+  }
+
+  rollbackPlaybook(id: string, version: number): Promise<PlaybookPublic> {
+    return this.request<PlaybookPublic>(`/admin/playbooks/${encodeURIComponent(id)}/rollback`, {
+      method: "POST",
+      body: JSON.stringify({ version }),
+    });
   }
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {

@@ -78,6 +78,11 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
+        <NavLink to="/admin/playbooks" current={r === "admin-playbooks" || r === "admin-playbook"}>
+          Playbooks
+        </NavLink>
+      </li>
+      <li>
         <NavLink to="/admin/analytics" current={r === "admin-analytics"}>
           Analytics
         </NavLink>

@@ -23,6 +23,8 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-conversation": "Conversation",
   "admin-cards": "Cards",
   "admin-card": "Card",
+  "admin-playbooks": "Playbooks",
+  "admin-playbook": "Playbook",
   "admin-analytics": "Analytics",
   "admin-events": "Retrieval events",
   "admin-gaps": "Knowledge gaps",

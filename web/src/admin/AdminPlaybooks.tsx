@@ -1,0 +1,293 @@
+/**
+ * Playbooks (admin): the internal cards written here, each saved as a new version. The list,
+ * a form to write a new one or edit one with a Markdown preview (rendered by `SafeMarkdown`,
+ * never as HTML), the history of its versions and a rollback to any of them. Each save is
+ * ingested as a card file would be; a refusal is shown beside the field it names.
+ */
+import { useState, type FormEvent, type ReactNode } from "react";
+
+import { ApiError, type ApiClient } from "../api/client";
+import type { PlaybookPublic, PlaybookVersionPublic } from "../api/types";
+import { LoadState } from "../components/LoadState";
+import { NavLink } from "../components/NavLink";
+import { formatDate } from "../components/format";
+import { useLoad } from "../components/useLoad";
+import { SafeMarkdown } from "../markdown/SafeMarkdown";
+import { navigate } from "../router";
+import { cardPath } from "./AdminCard";
+import { DataTable, type Column } from "./DataTable";
+
+export function playbookPath(id: string | null): string {
+  return id === null ? "/admin/playbooks/new" : `/admin/playbooks/${encodeURIComponent(id)}`;
+}
+
+/** What the form holds, as text fields. */
+export type Draft = { id: string; title: string; body: string; reply: string; audiences: string };
+
+export const EMPTY_DRAFT: Draft = { id: "", title: "", body: "", reply: "", audiences: "" };
+
+export function draftOf(
+  p: Pick<PlaybookPublic, "id" | "title" | "body" | "reply" | "audiences">,
+): Draft {
+  return {
+    id: p.id,
+    title: p.title,
+    body: p.body,
+    reply: p.reply ?? "",
+    audiences: p.audiences.join(", "),
+  };
+}
+
+/** The fields the server takes: an empty reply is none; groups split at commas and spaces. */
+export function writeOf(d: Draft): {
+  title: string;
+  body: string;
+  reply: string | null;
+  audiences: string[];
+} {
+  return {
+    title: d.title.trim(),
+    body: d.body,
+    reply: d.reply.trim() ? d.reply.trim() : null,
+    audiences: d.audiences
+      .split(/[\s,]+/)
+      .map((a) => a.trim())
+      .filter((a) => a.length > 0),
+  };
+}
+
+const LIST_COLUMNS: readonly Column<PlaybookPublic>[] = [
+  { header: "Title", cell: (p) => <NavLink to={playbookPath(p.id)}>{p.title || p.id}</NavLink> },
+  { header: "Version", cell: (p) => p.version, numeric: true },
+  { header: "Saved", cell: (p) => formatDate(p.saved_at ?? null) },
+  { header: "By", cell: (p) => p.saved_by },
+  {
+    header: "Served",
+    cell: (p) => (p.disabled ? "disabled" : p.in_catalogue ? "yes" : "not in the KB"),
+  },
+];
+
+function historyColumns(
+  current: PlaybookPublic | null,
+  busy: boolean,
+  rollback: (version: number) => void,
+): readonly Column<PlaybookVersionPublic>[] {
+  return [
+    {
+      header: "Version",
+      cell: (v) => `${v.version}${v.restored_from ? ` (restores ${v.restored_from})` : ""}`,
+    },
+    { header: "Saved", cell: (v) => formatDate(v.saved_at ?? null) },
+    { header: "By", cell: (v) => v.saved_by },
+    { header: "Title", cell: (v) => v.title },
+    {
+      header: "",
+      cell: (v) =>
+        current && v.version !== current.version ? (
+          <button type="button" disabled={busy} onClick={() => rollback(v.version)}>
+            Roll back to version {v.version}
+          </button>
+        ) : null,
+    },
+  ];
+}
+
+export function AdminPlaybooks(props: { client: ApiClient }): ReactNode {
+  const state = useLoad(() => props.client.playbooks(), [props.client]);
+  return (
+    <section className="admin-page">
+      <h1>Playbooks</h1>
+      <p className="muted">
+        Internal cards written here: answers may draw on them, members never see them as a source.
+        Every save is a new version.
+      </p>
+      <p>
+        <NavLink to={playbookPath(null)}>New playbook</NavLink>
+      </p>
+      <LoadState state={state} what="the playbooks">
+        {(list) => (
+          <DataTable
+            label="Playbooks"
+            className="playbooks-table"
+            columns={LIST_COLUMNS}
+            rows={list}
+            rowKey={(p) => p.id}
+            empty="No playbooks yet."
+          />
+        )}
+      </LoadState>
+    </section>
+  );
+}
+
+export function PlaybookPage(props: { client: ApiClient; id: string | null }): ReactNode {
+  const { client, id } = props;
+  const [reloads, setReloads] = useState(0);
+  const state = useLoad(
+    () =>
+      reloads < 0 || id === null
+        ? Promise.resolve(null)
+        : Promise.all([client.playbook(id), client.playbookVersions(id)]),
+    [client, id, reloads],
+  );
+  return (
+    <section className="admin-page">
+      <p>
+        <NavLink to="/admin/playbooks">All playbooks</NavLink>
+      </p>
+      <LoadState state={state} what="the playbook">
+        {(loaded) => (
+          <PlaybookEditor
+            key={loaded ? `${loaded[0].id}-${loaded[0].version}` : "new"}
+            current={loaded ? loaded[0] : null}
+            versions={loaded ? loaded[1] : []}
+            onSave={async (draft, base) => {
+              const saved =
+                base === null
+                  ? await client.createPlaybook({ id: draft.id.trim(), ...writeOf(draft) })
+                  : await client.updatePlaybook(base.id, {
+                      ...writeOf(draft),
+                      base_version: base.version,
+                    });
+              if (base === null) navigate(playbookPath(saved.id));
+              else setReloads((n) => n + 1);
+              return saved;
+            }}
+            onRollback={async (version) => {
+              if (!loaded) return;
+              await client.rollbackPlaybook(loaded[0].id, version);
+              setReloads((n) => n + 1);
+            }}
+          />
+        )}
+      </LoadState>
+    </section>
+  );
+}
+
+export function PlaybookEditor(props: {
+  current: PlaybookPublic | null;
+  versions: readonly PlaybookVersionPublic[];
+  onSave: (draft: Draft, base: PlaybookPublic | null) => Promise<PlaybookPublic>;
+  onRollback: (version: number) => Promise<void>;
+}): ReactNode {
+  const { current } = props;
+  const [draft, setDraft] = useState<Draft>(current ? draftOf(current) : EMPTY_DRAFT);
+  const [fields, setFields] = useState<Readonly<Record<string, string>>>({});
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key: keyof Draft) => (value: string) => setDraft({ ...draft, [key]: value });
+
+  const submit = async (event: FormEvent): Promise<void> => {
+    event.preventDefault();
+    setBusy(true);
+    setFields({});
+    try {
+      const saved = await props.onSave(draft, current);
+      setMessage({ ok: true, text: `Saved as version ${saved.version}.` });
+    } catch (error) {
+      setFields(error instanceof ApiError ? error.fields : {});
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rollback = async (version: number): Promise<void> => {
+    setBusy(true);
+    try {
+      await props.onRollback(version);
+    } catch (error) {
+      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h1>{current ? `Edit ${current.title || current.id}` : "New playbook"}</h1>
+      {current && (
+        <p className="muted" data-testid="playbook-state">
+          Version {current.version}, saved {formatDate(current.saved_at ?? null)} by{" "}
+          {current.saved_by}.{" "}
+          {current.disabled ? "Disabled: not served." : current.in_catalogue ? "Served." : ""}{" "}
+          <NavLink to={cardPath(current.id)}>Card page</NavLink>
+        </p>
+      )}
+      <form className="playbook-form" onSubmit={(e) => void submit(e)} data-testid="playbook-form">
+        <Field label="Id" problem={fields.id}>
+          <input
+            value={draft.id}
+            disabled={current !== null}
+            onChange={(e) => set("id")(e.target.value)}
+            placeholder="pb-refund-exceptions"
+          />
+        </Field>
+        <Field label="Title" problem={fields.title}>
+          <input value={draft.title} onChange={(e) => set("title")(e.target.value)} />
+        </Field>
+        <Field label="Groups (none: every member)" problem={fields.audiences}>
+          <input value={draft.audiences} onChange={(e) => set("audiences")(e.target.value)} />
+        </Field>
+        <Field label="Staff notes (Markdown)" problem={fields.body}>
+          <textarea rows={10} value={draft.body} onChange={(e) => set("body")(e.target.value)} />
+        </Field>
+        <Field label="Tell the member (plain prose, optional)" problem={fields.reply}>
+          <textarea rows={3} value={draft.reply} onChange={(e) => set("reply")(e.target.value)} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          {busy ? "Saving…" : "Save"}
+        </button>
+        {message && (
+          <p role={message.ok ? "status" : "alert"} data-testid="playbook-message">
+            {message.text}
+          </p>
+        )}
+      </form>
+      <h2>Preview</h2>
+      <div className="card-body" data-testid="playbook-preview">
+        <SafeMarkdown source={draft.body} stripCitationMarkers={false} />
+        {draft.reply.trim() && (
+          <>
+            <h3>Tell the member</h3>
+            <p className="card-reply">{draft.reply}</p>
+          </>
+        )}
+      </div>
+      {props.versions.length > 0 && (
+        <>
+          <h2>History</h2>
+          <DataTable
+            label="History"
+            className="playbook-history"
+            columns={historyColumns(current, busy, (v) => void rollback(v))}
+            rows={props.versions}
+            rowKey={(v) => String(v.version)}
+            empty="No versions."
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function Field(props: {
+  label: string;
+  problem: string | undefined;
+  children: ReactNode;
+}): ReactNode {
+  return (
+    <div className="form-field">
+      <label>
+        {props.label}
+        <br />
+        {props.children}
+      </label>
+      {props.problem && (
+        <p className="field-problem" role="alert">
+          {props.problem}
+        </p>
+      )}
+    </div>
+  );
+}
