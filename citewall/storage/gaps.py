@@ -36,6 +36,7 @@ from citewall.storage.models import (
     Feedback,
     Message,
     RetrievalEvent,
+    User,
 )
 from citewall.storage.questions import asks
 from citewall.storage.removal import Removal, removed_by
