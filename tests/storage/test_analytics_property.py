@@ -69,6 +69,7 @@ def expected(turns: list[Turn], period: str) -> list[dict[str, Any]]:
             if v["up"] + v["down"]
             else None,
             "handoffs": v["ho"],
+            "audiences": [],  # the rig's cards are for every member
         }
         for (card, p), v in acc.items()
     ]
