@@ -7,6 +7,7 @@ before they answer; if the line cannot be written the request fails (503) and sh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -15,37 +16,19 @@ from sqlalchemy.orm import Session
 
 from citewall.api.deps import CallerDep
 from citewall.storage import audit
-from citewall.storage.audit import AuditAction, AuditEvent
+from citewall.storage.audit import Actor, AuditAction
 
 
 @dataclass(frozen=True, slots=True)
-class AuditActor:
+class AuditActor(Actor):
     """The caller of one request, for its audit lines."""
-
-    name: str
-    user_id: int
-    via: audit.Via
-    address: str | None
-
-    def event(
-        self, action: AuditAction, target: str, detail: dict[str, Any] | None = None
-    ) -> AuditEvent:
-        return AuditEvent(
-            actor=self.name,
-            actor_user_id=self.user_id,
-            via=self.via,
-            action=action,
-            target=target,
-            address=self.address,
-            detail=detail or {},
-        )
 
     def record(
         self,
         session: Session,
         action: AuditAction,
         target: str,
-        detail: dict[str, Any] | None = None,
+        detail: Mapping[str, Any] | None = None,
     ) -> None:
         """Append one line (committed) for this caller."""
         audit.append(session, self.event(action, target, detail))

@@ -20,6 +20,11 @@ def operator_name() -> str:
         return "cli"
 
 
+def operator() -> audit.Actor:
+    """The operator of this command, as their audit lines name them."""
+    return audit.Actor(name=operator_name(), user_id=None, via="cli")
+
+
 def record_cards_change(settings: Settings, target: str, detail: dict[str, Any]) -> None:
     """Append a ``cards.change`` line (what an ingest added, updated and deleted)."""
     database = open_database(settings.sqlalchemy_url)
@@ -27,14 +32,7 @@ def record_cards_change(settings: Settings, target: str, detail: dict[str, Any])
         with database.sessions() as session:
             audit.append(
                 session,
-                audit.AuditEvent(
-                    actor=operator_name(),
-                    actor_user_id=None,
-                    via="cli",
-                    action="cards.change",
-                    target=target,
-                    detail=detail,
-                ),
+                operator().event("cards.change", target, detail),
             )
     finally:
         database.dispose()

@@ -14,14 +14,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
-from citewall.cli.operator import operator_name
+from citewall.cli.operator import operator, operator_name
 from citewall.config import get_settings
 from citewall.errors import UserError
 from citewall.ingest.crawl.site import plan_sites
 from citewall.ingest.sync import SYNC_LEASE_S, remove_source, sync_source
 from citewall.ingest.sync_rules import parse_every
 from citewall.storage import kb_sources
-from citewall.storage.audit import AuditEvent
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
 from citewall.storage.models import SourceKind
 from citewall.storage.schema import open_database
@@ -67,13 +66,10 @@ def _register(
     db = open_database(get_settings().sqlalchemy_url)
     try:
         with db.sessions() as session:
-            event = AuditEvent(
-                actor=operator_name(),
-                actor_user_id=None,
-                via="cli",
-                action="sources.change",
-                target="source",
-                detail={"added": f"{kind} {location}", "every_s": every_s, "audiences": groups},
+            event = operator().event(
+                "sources.change",
+                "source",
+                {"added": f"{kind} {location}", "every_s": every_s, "audiences": groups},
             )
             return kb_sources.add_source(
                 session,
@@ -153,13 +149,8 @@ def audiences_command(
         db = open_database(get_settings().sqlalchemy_url)
         try:
             with db.sessions() as session:
-                event = AuditEvent(
-                    actor=operator_name(),
-                    actor_user_id=None,
-                    via="cli",
-                    action="sources.change",
-                    target=f"source:{source_id}",
-                    detail={"audiences": groups},
+                event = operator().event(
+                    "sources.change", f"source:{source_id}", {"audiences": groups}
                 )
                 source = kb_sources.set_audiences(session, source_id, groups, event)
         finally:

@@ -18,9 +18,8 @@ from rich.table import Table
 from citewall.api.privacy_schemas import ErasureReceipt
 from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.cli.errors import cli_errors
-from citewall.cli.operator import operator_name
+from citewall.cli.operator import operator
 from citewall.config import get_settings
-from citewall.storage.audit import AuditEvent
 from citewall.storage.erasure import carry_out, find_user, request_erasure
 from citewall.storage.models import ROLES, ApiToken, User
 from citewall.storage.schema import Database, open_database
@@ -219,20 +218,14 @@ def erase(
                     "conversations' words? This cannot be undone",
                     abort=True,
                 )
-            operator = operator_name()
+            actor = operator()
             with db.sessions() as session:
                 request = request_erasure(
                     session,
                     user_id,
-                    requested_by=operator,
+                    requested_by=actor.name,
                     now=utcnow(),
-                    audit=AuditEvent(
-                        actor=operator,
-                        actor_user_id=None,
-                        via="cli",
-                        action="erasure",
-                        target=f"user:{user_id}",
-                    ),
+                    audit=actor.event("erasure", f"user:{user_id}"),
                 )
             done = carry_out(
                 db.sessions, request.id, clock=utcnow, canned_replies=SMALL_TALK_REPLIES

@@ -32,7 +32,7 @@ from citewall.kb.card import Card
 from citewall.retrieval.protocols import Embedder
 from citewall.storage import card_versions, kb_sources
 from citewall.storage import cards as card_store
-from citewall.storage.audit import AuditEvent, Via
+from citewall.storage.audit import Actor
 from citewall.storage.card_versions import PlaybookVersion
 from citewall.storage.kb_sources import RegisteredSource
 from citewall.storage.models import CardRow
@@ -61,27 +61,6 @@ class PlaybookFields:
     reply: str | None = None
     audiences: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Author:
-    """Who saves: named in the version row and in the audit line."""
-
-    name: str
-    user_id: int | None
-    via: Via
-    address: str | None = None
-
-    def event(self, target: str, detail: Mapping[str, Any]) -> AuditEvent:
-        return AuditEvent(
-            actor=self.name,
-            actor_user_id=self.user_id,
-            via=self.via,
-            action="cards.change",
-            target=target,
-            address=self.address,
-            detail=dict(detail),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +131,7 @@ def save_playbook(
     writer: KBWriter,
     card: Card,
     *,
-    author: Author,
+    author: Actor,
     now: datetime,
     base_version: int | None,
     restored_from: int | None = None,
@@ -206,12 +185,12 @@ def save_playbook(
                 now=now,
                 source_id=source.id,
                 restored_from=restored_from,
-                audit_event=author.event(f"card:{card.id}", detail),
+                audit_event=author.event("cards.change", f"card:{card.id}", detail),
             )
 
 
 def rollback_playbook(
-    writer: KBWriter, card_id: str, version: int, *, author: Author, now: datetime
+    writer: KBWriter, card_id: str, version: int, *, author: Actor, now: datetime
 ) -> PlaybookVersion:
     """Save version ``version``'s fields as the playbook's next version."""
     with writer.session_factory() as session:
@@ -223,7 +202,7 @@ def rollback_playbook(
 
 
 def set_card_enabled(
-    writer: KBWriter, card_id: str, enabled: bool, *, author: Author, now: datetime
+    writer: KBWriter, card_id: str, enabled: bool, *, author: Actor, now: datetime
 ) -> CardRow:
     """Disable a card (kept in the catalogue, removed from every index) or enable it again
     (indexed from its row). ``NotFoundError`` for no such card; ``ConflictError`` when it is in
@@ -237,7 +216,7 @@ def set_card_enabled(
             if (row.disabled_at is None) == enabled:
                 raise ConflictError(f"card {card_id!r} is {state} already")
             card = card_store.card_of(row)
-            event = author.event(f"card:{card_id}", {state: True})
+            event = author.event("cards.change", f"card:{card_id}", {state: True})
             changed = card_store.set_disabled(
                 session, card_id, disabled=not enabled, audit_event=event, now=now
             )

@@ -74,6 +74,31 @@ class AuditEvent:
     detail: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who makes a change or reads members' words, as every audit line names them: an admin
+    of a request, the operator of a command on the host, or citewall itself."""
+
+    name: str
+    user_id: int | None
+    via: Via
+    address: str | None = None
+
+    def event(
+        self, action: AuditAction, target: str, detail: Mapping[str, Any] | None = None
+    ) -> AuditEvent:
+        """The line this actor appends for ``action`` on ``target``."""
+        return AuditEvent(
+            actor=self.name,
+            actor_user_id=self.user_id,
+            via=self.via,
+            action=action,
+            target=target,
+            address=self.address,
+            detail=dict(detail or {}),
+        )
+
+
 def entry_row(event: AuditEvent, now: datetime) -> AuditEntry:
     """The row of ``event`` stamped ``now`` (for callers appending inside their own
     transaction)."""

@@ -25,7 +25,6 @@ from citewall.api.routes.admin import admin_card
 from citewall.api.schemas import AdminCard
 from citewall.errors import NotFoundError
 from citewall.ingest.playbooks import (
-    Author,
     CardRefusedError,
     KBWriter,
     PlaybookFields,
@@ -52,10 +51,6 @@ router = APIRouter(
 
 def _writer(runtime: Runtime) -> KBWriter:
     return KBWriter(runtime.settings, runtime.session_factory, runtime.embedder.model)
-
-
-def _author(trail: AuditTrail) -> Author:
-    return Author(name=trail.name, user_id=trail.user_id, via=trail.via, address=trail.address)
 
 
 def _fields(body: PlaybookWrite) -> PlaybookFields:
@@ -102,7 +97,7 @@ def create_playbook(
     except CardRefusedError as exc:
         return refused(exc)
     saved = save_playbook(
-        _writer(runtime), card, author=_author(trail), now=runtime.clock(), base_version=None
+        _writer(runtime), card, author=trail, now=runtime.clock(), base_version=None
     )
     return _public(session, saved)
 
@@ -133,7 +128,7 @@ def update_playbook(
     saved = save_playbook(
         _writer(runtime),
         card,
-        author=_author(trail),
+        author=trail,
         now=runtime.clock(),
         base_version=body.base_version,
     )
@@ -160,7 +155,7 @@ def rollback(
 ) -> Any:
     """Make an earlier version's fields the next version (the history keeps every one)."""
     saved = rollback_playbook(
-        _writer(runtime), playbook_id, body.version, author=_author(trail), now=runtime.clock()
+        _writer(runtime), playbook_id, body.version, author=trail, now=runtime.clock()
     )
     return _public(session, saved)
 
@@ -169,16 +164,12 @@ def rollback(
 def disable_card(card_id: str, runtime: RuntimeDep, trail: AuditTrail, admin: AdminUser) -> Any:
     """Stop serving a card (public or internal): kept in the catalogue, removed from every
     index; every replica stops retrieving it within its refresh interval."""
-    row = set_card_enabled(
-        _writer(runtime), card_id, False, author=_author(trail), now=runtime.clock()
-    )
+    row = set_card_enabled(_writer(runtime), card_id, False, author=trail, now=runtime.clock())
     return admin_card(row)
 
 
 @router.post("/cards/{card_id}/enable", response_model=AdminCard)
 def enable_card(card_id: str, runtime: RuntimeDep, trail: AuditTrail, admin: AdminUser) -> Any:
     """Serve a disabled card again (indexed from its catalogue row)."""
-    row = set_card_enabled(
-        _writer(runtime), card_id, True, author=_author(trail), now=runtime.clock()
-    )
+    row = set_card_enabled(_writer(runtime), card_id, True, author=trail, now=runtime.clock())
     return admin_card(row)
