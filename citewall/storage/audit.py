@@ -41,6 +41,7 @@ AuditAction = Literal[
     "cards.change",
     "sources.change",
     "retention",
+    "test_questions.change",
 ]
 AUDIT_ACTIONS: tuple[AuditAction, ...] = (
     "conversation.read",
@@ -55,6 +56,7 @@ AUDIT_ACTIONS: tuple[AuditAction, ...] = (
     "cards.change",
     "sources.change",
     "retention",
+    "test_questions.change",
 )
 #: How the actor came: a bearer token, the identity-aware proxy, a command on the host, or
 #: citewall itself (the retention schedule).

@@ -3,12 +3,13 @@
 ``CONTENT_COLUMNS`` is the one list of columns that hold what a member typed or was told:
 questions and answers, conversation titles (made from the first question), feedback comments,
 a request for a person (its message, and the payload the helpdesk is sent), the query each
-retrieval event stored, and each cited source's ``span`` inside ``messages.sources`` (the
-answer's sentence that cited it: the answer's words, model text or quoted card text). Everything
-else a turn writes stays: card ids, ranks, scores, paths, cited flags, ratings, answer
-statuses, support, exposure rows, the rest of each source (the knowledge base's own text:
-card id, title, URL, chunk). A table added later that holds members' words adds its columns
-here, and retention and erasure remove them with the rest.
+retrieval event stored, the test questions admins saved from a conversation (a copy of its
+question and the messages before it), and each cited source's ``span`` inside
+``messages.sources`` (the answer's sentence that cited it: the answer's words, model text or
+quoted card text). Everything else a turn writes stays: card ids, ranks, scores, paths,
+cited flags, ratings, answer statuses, support, exposure rows, the rest of each source (the
+knowledge base's own text: card id, title, URL, chunk). A table added later that holds
+members' words adds its columns here, and retention and erasure remove them with the rest.
 
 ``remove_content`` does one batch in one transaction, so an interrupted run keeps every batch
 it finished and redoes none: a message whose words are gone has ``content_removed_at`` set.
@@ -21,13 +22,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import ColumnElement, Select, and_, not_, select, union, update
+from sqlalchemy import ColumnElement, Select, and_, delete, not_, select, union, update
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from citewall.storage.db import begin_write
 from citewall.storage.dialect import spans_left
 from citewall.storage.gaps import turn_coverage
-from citewall.storage.models import Conversation, Feedback, Handoff, Message, RetrievalEvent
+from citewall.storage.models import (
+    Conversation,
+    EvalQuestion,
+    Feedback,
+    Handoff,
+    Message,
+    RetrievalEvent,
+)
 
 #: What a removed conversation title reads.
 REMOVED_TITLE = "(removed)"
@@ -112,6 +120,27 @@ class SourceSpans:
         return removed
 
 
+@dataclass(frozen=True, slots=True)
+class SavedTestQuestions:
+    """The test questions admins saved from the conversations' answers ("Save as test
+    question", ``eval_questions``): each is a copy of the member's question and the
+    conversation before it, so it goes with the conversation's words (the row is deleted: a
+    test question without its question is nothing). Export the questions file first to keep
+    them past the retention window."""
+
+    name: str = "eval_questions.question"
+
+    def holding_words(self, dialect: str) -> Select[Any]:
+        return select(Message.conversation_id).join(
+            EvalQuestion, EvalQuestion.message_id == Message.id
+        )
+
+    def remove(self, session: Session, ids: Sequence[str], canned_replies: Collection[str]) -> int:
+        answers = select(Message.id).where(Message.conversation_id.in_(ids))
+        result = session.execute(delete(EvalQuestion).where(EvalQuestion.message_id.in_(answers)))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
 def _feedback_of(ids: Sequence[str]) -> ColumnElement[bool]:
     return Feedback.message_id.in_(select(Message.id).where(Message.conversation_id.in_(ids)))
 
@@ -165,6 +194,7 @@ CONTENT_COLUMNS: tuple[ContentField, ...] = (
         lambda: select(RetrievalEvent.conversation_id).where(RetrievalEvent.query.is_not(None)),
     ),
     SourceSpans(),
+    SavedTestQuestions(),
 )
 
 

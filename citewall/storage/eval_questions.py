@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from citewall.errors import NotFoundError, UserError
+from citewall.storage.audit import AuditEvent, entry_row
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import (
@@ -106,10 +107,12 @@ def save_eval_question(
     saved: SavedAnswer,
     *,
     admin_id: int,
+    audit_event: AuditEvent,
     now: datetime | None = None,
 ) -> EvalQuestion:
-    """Store (or replace) the test question of ``turn``'s answer. ``conversation`` is the
-    history before the question as the pipeline reads it (``chat.turn.history_turns``)."""
+    """Store (or replace) the test question of ``turn``'s answer, and append ``audit_event``
+    in the same transaction (the question is a copy of a member's words). ``conversation`` is
+    the history before the question as the pipeline reads it (``chat.turn.history_turns``)."""
     saved = _checked(saved, session)
     now = now if now is not None else utcnow()
     with storage_errors(session, "saving a test question", catch_all=True):
@@ -128,6 +131,7 @@ def save_eval_question(
         row.source = saved.source
         row.created_by = admin_id
         row.updated_at = now
+        session.add(entry_row(audit_event, now))
         session.commit()
     return row
 
@@ -138,13 +142,15 @@ def list_eval_questions(session: Session) -> list[EvalQuestion]:
         return list(session.scalars(select(EvalQuestion).order_by(EvalQuestion.id)))
 
 
-def delete_eval_question(session: Session, question_id: int) -> None:
-    """Remove a saved test question; ``NotFoundError`` when there is none with that id."""
+def delete_eval_question(session: Session, question_id: int, audit_event: AuditEvent) -> None:
+    """Remove a saved test question and append ``audit_event``, in one transaction;
+    ``NotFoundError`` when there is none with that id."""
     with storage_errors(session, "deleting a test question", catch_all=True):
         row = session.get(EvalQuestion, question_id)
         if row is None:
             raise NotFoundError(f"test question {question_id} not found")
         session.delete(row)
+        session.add(entry_row(audit_event, utcnow()))
         session.commit()
 
 

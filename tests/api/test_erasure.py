@@ -92,6 +92,13 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
         headers=headers,
     )
     assert rated.status_code in (200, 201), rated.text
+    # An admin saved the member's question as a test question: a copy of their words.
+    saved = env.client.post(
+        "/api/v1/admin/eval-questions",
+        json={"message_id": answer, "unanswerable": True},
+        headers=env.auth("admin"),
+    )
+    assert saved.status_code == 201, saved.text
     events = _count(env, select(func.count()).where(RetrievalEvent.conversation_id == conversation))
     spans = _spans(env, conversation)
     assert spans, "the answers cite their sources with the sentence that cites them"
@@ -132,6 +139,10 @@ def test_an_erasure_removes_the_person_and_keeps_the_figures(env_sqlite: ApiEnv)
     # The answer sentence each source kept is the answer's words: gone, the sources stay.
     assert _spans(env, conversation) == []
     assert receipt["removed"]["messages.sources.span"] == len(spans)
+    # The saved test question went with the conversation's words.
+    assert receipt["removed"]["eval_questions.question"] == 1
+    questions = env.client.get("/api/v1/admin/eval-questions", headers=env.auth("admin"))
+    assert questions.json() == []
     with env.runtime.session_factory() as session:
         feedback = session.scalars(select(Feedback).where(Feedback.user_id == pseudonym.id)).all()
         assert [(f.rating, f.comment) for f in feedback] == [("down", None)]

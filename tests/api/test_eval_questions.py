@@ -56,6 +56,11 @@ def test_saved_questions_export_as_a_questions_file_that_loads(env_both: Any) ->
 
     export = env.client.get("/api/v1/admin/eval-questions.jsonl", headers=admin)
     assert export.status_code == 200
+    # Saving copies a member's words and the file holds them: a line per save, and the export.
+    lines = env.client.get("/api/v1/admin/audit", headers=admin).json()["entries"]
+    actions = [(e["action"], e["target"]) for e in lines]
+    assert actions.count(("test_questions.change", f"conversation:{first['conversation_id']}")) == 3
+    assert ("export", "test_questions") in actions
     assert export.headers["content-type"].startswith("application/jsonl")
     loaded = {q.question: q for q in parse_questions(export.content, "export")}
     label = loaded["How do I create my first shipping label?"]

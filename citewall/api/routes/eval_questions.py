@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
+from citewall.api.audit import AuditTrail
 from citewall.api.deps import AdminUser, SessionDep
 from citewall.api.eval_question_schemas import EvalQuestionAdmin, EvalQuestionCreate
 from citewall.api.json_body import StrictJsonRoute
@@ -39,7 +40,9 @@ def admin_eval_question(row: EvalQuestion) -> EvalQuestionAdmin:
         400, described={422: "An unknown card, or neither or both of expected and unanswerable."}
     ),
 )
-def save_eval_question(body: EvalQuestionCreate, session: SessionDep, admin: AdminUser) -> Any:
+def save_eval_question(
+    body: EvalQuestionCreate, session: SessionDep, admin: AdminUser, trail: AuditTrail
+) -> Any:
     """Save the question a stored answer answered (from a conversation, a knowledge gap or a
     rated answer) as a test question, with the card(s) that should have answered it or
     ``unanswerable``. Saving the same answer again replaces its test question. 404 for an
@@ -52,7 +55,14 @@ def save_eval_question(body: EvalQuestionCreate, session: SessionDep, admin: Adm
         unanswerable=body.unanswerable,
         facts=tuple(body.facts),
     )
-    row = eval_questions.save_eval_question(session, turn, conversation, saved, admin_id=admin.id)
+    event = trail.event(
+        "test_questions.change",
+        f"conversation:{turn.answer.conversation_id}",
+        {"saved": turn.answer.id, "source": body.source},
+    )
+    row = eval_questions.save_eval_question(
+        session, turn, conversation, saved, admin_id=admin.id, audit_event=event
+    )
     return admin_eval_question(row)
 
 
@@ -67,14 +77,14 @@ def list_eval_questions(session: SessionDep, admin: AdminUser) -> Any:
     response_class=Response,
     responses={200: {"content": {JSONL: {}}, "description": "One question a line"}},
 )
-def export_eval_questions(session: SessionDep, admin: AdminUser) -> Response:
+def export_eval_questions(session: SessionDep, admin: AdminUser, trail: AuditTrail) -> Response:
     """The saved test questions as a questions file for ``citewall eval kb QUESTIONS.jsonl``:
     one JSON object a line (``id``, ``question``, ``expected`` or ``unanswerable``, ``facts``,
     ``conversation``)."""
-    lines = [
-        json.dumps(eval_questions.question_line(r), ensure_ascii=False) + "\n"
-        for r in eval_questions.list_eval_questions(session)
-    ]
+    rows = eval_questions.list_eval_questions(session)
+    # The file holds members' questions: an export, recorded before it is sent.
+    trail.record(session, "export", "test_questions", {"questions": len(rows)})
+    lines = [json.dumps(eval_questions.question_line(r), ensure_ascii=False) + "\n" for r in rows]
     return Response(
         "".join(lines),
         media_type=JSONL,
@@ -83,7 +93,10 @@ def export_eval_questions(session: SessionDep, admin: AdminUser) -> Response:
 
 
 @router.delete("/eval-questions/{question_id}", status_code=204, response_class=Response)
-def delete_eval_question(question_id: int, session: SessionDep, admin: AdminUser) -> Response:
+def delete_eval_question(
+    question_id: int, session: SessionDep, admin: AdminUser, trail: AuditTrail
+) -> Response:
     """Remove a saved test question (404 when there is none)."""
-    eval_questions.delete_eval_question(session, question_id)
+    event = trail.event("test_questions.change", f"test_question:{question_id}", {"deleted": True})
+    eval_questions.delete_eval_question(session, question_id, event)
     return Response(status_code=204)

@@ -27,11 +27,12 @@ export const ACTIONS: Record<AuditAction, string> = {
   "knowledge_gaps.read": "Read the knowledge gaps",
   "retrieval_events.read": "Read the retrieval events",
   "exposure.read": "Read a member's exposure",
-  export: "Member export",
+  export: "Export (a member's data, or the test questions)",
   erasure: "Erasure",
   "cards.change": "Cards changed",
   "sources.change": "Sources changed",
   retention: "Retention run",
+  "test_questions.change": "Test questions changed",
 };
 
 /** The words for a filter that matches no line, when the log itself has some. */

@@ -6645,6 +6645,7 @@ export interface operations {
               | "cards.change"
               | "sources.change"
               | "retention"
+              | "test_questions.change"
             )
           | null;
         limit?: number;
