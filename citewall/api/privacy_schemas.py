@@ -74,12 +74,25 @@ class ErasureReceipt(BaseModel):
         )
 
 
+class MemberHandoffPublic(BaseModel):
+    """A request for a person the member made: which conversation, when, and their note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    conversation_id: str
+    created_at: datetime
+    #: The member's note (None: they wrote none, or it was removed under retention).
+    message: str | None
+
+
 class MemberExport(BaseModel):
     """A member's own conversations, as the member views show them (prose only, external
-    sources only)."""
+    sources only), and their requests for a person."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
     exported_at: datetime
     conversations: list[ConversationPublic]
+    handoffs: list[MemberHandoffPublic]

@@ -72,6 +72,18 @@ def has_handoff(session: Session, user_id: int) -> bool:
         )
 
 
+def member_handoffs(session: Session, user_id: int) -> list[Handoff]:
+    """Every request for a person ``user_id`` made, oldest first (their export)."""
+    with storage_errors(session, "reading handoffs"):
+        return list(
+            session.scalars(
+                select(Handoff)
+                .where(Handoff.user_id == user_id)
+                .order_by(Handoff.created_at, Handoff.id)
+            )
+        )
+
+
 def create_handoff(
     session: Session,
     conversation: Conversation,

@@ -99,7 +99,14 @@ def test_a_member_asks_for_a_person_on_their_own_conversation(env_both: ApiEnv) 
     assert len(stored(env, conversation)) == 1
     # A new question, then asking again: a second handoff.
     env.chat("member", "And for a gift card?", conversation)
-    assert ask_for_person(client, env, conversation).json()["id"] != receipt["id"]
+    second = ask_for_person(client, env, conversation).json()
+    assert second["id"] != receipt["id"]
+    # The member's export holds their requests for a person with their note.
+    export = client.get("/api/v1/me/export", headers=env.auth("member")).json()
+    assert [(h["id"], h["conversation_id"], h["message"]) for h in export["handoffs"]] == [
+        (receipt["id"], conversation, "please call me"),
+        (second["id"], conversation, None),
+    ]
 
 
 def test_other_members_unknown_ids_and_bad_messages_are_refused(env_both: ApiEnv) -> None:

@@ -14,11 +14,11 @@ from citewall.api.deps import (
     RuntimeDep,
     SessionDep,
 )
-from citewall.api.privacy_schemas import MemberExport
+from citewall.api.privacy_schemas import MemberExport, MemberHandoffPublic
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.routes.conversations import member_conversation
 from citewall.api.schemas import MePublic
-from citewall.storage import conversations
+from citewall.storage import conversations, handoffs
 from citewall.storage.sessions import is_session
 
 router = APIRouter(prefix="/api/v1", tags=["me"], responses=error_responses(*AUTHENTICATED))
@@ -61,7 +61,8 @@ def export(
     viewer: CurrentViewer,
 ) -> Any:
     """All of your conversations as JSON, as the conversation views show them (your questions,
-    the answers' prose, their public sources and your ratings). Written to the audit log."""
+    the answers' prose, their public sources and your ratings), and your requests for a
+    person with their notes. Written to the audit log."""
     user = caller.user
     found: list[Any] = []
     offset = 0
@@ -71,5 +72,13 @@ def export(
         if len(page) < _EXPORT_PAGE:
             break
         offset += _EXPORT_PAGE
+    asked = [
+        MemberHandoffPublic(
+            id=h.id, conversation_id=h.conversation_id, created_at=h.created_at, message=h.message
+        )
+        for h in handoffs.member_handoffs(session, user.id)
+    ]
     trail.record(session, "export", f"user:{user.id}", {"conversations": len(found)})
-    return MemberExport(name=user.name, exported_at=runtime.clock(), conversations=found)
+    return MemberExport(
+        name=user.name, exported_at=runtime.clock(), conversations=found, handoffs=asked
+    )

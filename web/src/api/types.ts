@@ -291,7 +291,8 @@ export interface paths {
     /**
      * Export
      * @description All of your conversations as JSON, as the conversation views show them (your questions,
-     *     the answers' prose, their public sources and your ratings). Written to the audit log.
+     *     the answers' prose, their public sources and your ratings), and your requests for a
+     *     person with their notes. Written to the audit log.
      */
     get: operations["export_api_v1_me_export_get"];
     put?: never;
@@ -2190,7 +2191,7 @@ export interface components {
     /**
      * MemberExport
      * @description A member's own conversations, as the member views show them (prose only, external
-     *     sources only).
+     *     sources only), and their requests for a person.
      */
     MemberExport: {
       /** Name */
@@ -2202,6 +2203,8 @@ export interface components {
       exported_at: string;
       /** Conversations */
       conversations: components["schemas"]["ConversationPublic"][];
+      /** Handoffs */
+      handoffs: components["schemas"]["MemberHandoffPublic"][];
     };
     /** MemberExposureReport */
     MemberExposureReport: {
@@ -2223,6 +2226,23 @@ export interface components {
       limit: number;
       /** Turns */
       turns: components["schemas"]["ExposureTurn"][];
+    };
+    /**
+     * MemberHandoffPublic
+     * @description A request for a person the member made: which conversation, when, and their note.
+     */
+    MemberHandoffPublic: {
+      /** Id */
+      id: string;
+      /** Conversation Id */
+      conversation_id: string;
+      /**
+       * Created At
+       * Format: date-time
+       */
+      created_at: string;
+      /** Message */
+      message: string | null;
     };
     /**
      * MessagePublic
@@ -2789,6 +2809,7 @@ export type KnowledgeGapReport = components["schemas"]["KnowledgeGapReport"];
 export type MePublic = components["schemas"]["MePublic"];
 export type MemberExport = components["schemas"]["MemberExport"];
 export type MemberExposureReport = components["schemas"]["MemberExposureReport"];
+export type MemberHandoffPublic = components["schemas"]["MemberHandoffPublic"];
 export type MessagePublic = components["schemas"]["MessagePublic"];
 export type OutcomeConversationPublic = components["schemas"]["OutcomeConversationPublic"];
 export type OutcomeCounts = components["schemas"]["OutcomeCounts"];
