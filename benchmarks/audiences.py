@@ -143,6 +143,11 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
     return out
 
 
+QUALITY_KEYS = ("nugget_recall", "off_topic_rate", "ndcg@10", "recall@10")
+#: The member of the restricted KB in no audience: half the cards hidden from them.
+CONTROL = "negative control: member in no audience"
+
+
 def restricted_copy(source: Path, dest: Path) -> Path:
     """``source``'s cards with every other one restricted to one of ``AUDIENCES``."""
     cards = load_cards([source]).cards
@@ -211,21 +216,29 @@ def run_quality(split: str) -> dict[str, Any]:
             with restricted.runtime.session_factory() as session:
                 set_groups(session, "eval-member", AUDIENCES)
             out["every card visible, half restricted"] = _measure(restricted, split)
+            # The negative control: the same KB for a member in no audience, who sees half the
+            # cards. The comparison must show it (a change well past the target), or it could
+            # not show a filter that hides what it should not.
+            with restricted.runtime.session_factory() as session:
+                set_groups(session, "eval-member", ())
+            out[CONTROL] = _measure(restricted, split)
         finally:
             restricted.close()
-    a, b = out["without audiences"], out["every card visible, half restricted"]
+    a, b, c = out["without audiences"], out["every card visible, half restricted"], out[CONTROL]
+    plain_answers = a.pop("answers_text")
     out["same_answers"] = sum(
-        x == y for x, y in zip(a.pop("answers_text"), b.pop("answers_text"), strict=True)
+        x == y for x, y in zip(plain_answers, b.pop("answers_text"), strict=True)
     )
-    out["change"] = {
-        key: round(b[key] - a[key], 4)
-        for key in ("nugget_recall", "off_topic_rate", "ndcg@10", "recall@10")
-    }
+    out["control_same_answers"] = sum(
+        x == y for x, y in zip(plain_answers, c.pop("answers_text"), strict=True)
+    )
+    out["change"] = {key: round(b[key] - a[key], 4) for key in QUALITY_KEYS}
+    out["control_change"] = {key: round(c[key] - a[key], 4) for key in QUALITY_KEYS}
     return out
 
 
 def quality_markdown(result: dict[str, Any]) -> str:
-    keys = ("nugget_recall", "off_topic_rate", "ndcg@10", "recall@10")
+    keys = QUALITY_KEYS
     lines = [
         f"{result['split']} split, extractive generator, {result['audiences']} audiences; "
         "the member is in every audience",
@@ -233,14 +246,18 @@ def quality_markdown(result: dict[str, Any]) -> str:
         "| KB | answers | " + " | ".join(keys) + " |",
         "|---|---|" + "---|" * len(keys),
     ]
-    for name in ("without audiences", "every card visible, half restricted"):
+    for name in ("without audiences", "every card visible, half restricted", CONTROL):
         row = result[name]
         figures = " | ".join(str(row[k]) for k in keys)
         lines.append(f"| {name} | {row['answers']}/{row['questions']} | {figures} |")
     change = " | ".join(f"{result['change'][k]:+.4f}" for k in keys)
-    lines.append(f"| change | | {change} |")
-    same = result["same_answers"]
-    lines.append(f"\nidentical answers: {same} of {result['without audiences']['questions']}")
+    lines.append(f"| change, every card visible | | {change} |")
+    control = " | ".join(f"{result['control_change'][k]:+.4f}" for k in keys)
+    lines.append(f"| change, negative control | | {control} |")
+    total = result["without audiences"]["questions"]
+    lines.append(f"\nidentical answers: {result['same_answers']} of {total}")
+    control_same = result["control_same_answers"]
+    lines.append(f"identical answers, negative control: {control_same} of {total}")
     return "\n".join(lines)
 
 
