@@ -10,6 +10,7 @@ from fastapi import APIRouter, status
 
 from citewall.api.audit import AuditTrail
 from citewall.api.deps import AdminUser, RuntimeDep, SessionDep
+from citewall.api.json_body import StrictJsonRoute
 from citewall.api.playbook_schemas import (
     PlaybookCreate,
     PlaybookPublic,
@@ -46,6 +47,7 @@ router = APIRouter(
     prefix="/api/v1/admin",
     tags=["admin"],
     responses=error_responses(*AUTHENTICATED, 403, 404, described=_CHANGES),
+    route_class=StrictJsonRoute,
 )
 
 
