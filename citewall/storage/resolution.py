@@ -15,9 +15,12 @@ The rules, first match wins (``OUTCOME_RULES``; docs/handoff.md, "Resolution"):
 or asking for a person counts as resolved. A conversation is counted in the period it began
 (UTC); counts come from SQL, rates are divided in Python, so both databases agree.
 
-A conversation's **top card** is the card retrieval ranked first for its first answer that
-retrieved anything (None: no answer did); ``storage.resolution_groups`` counts outcomes per
-top card and per knowledge-gap group.
+A conversation's **top card** is the card retrieval ranked first for the first answer the
+member was given from the knowledge base (not a "not found", a reply in another language or
+small talk; a stopped answer counts, the member read it) that retrieved anything (None: no
+answer did). A "not found" retrieved candidates the member never saw, so it is not counted
+against them. ``storage.resolution_groups`` counts outcomes per top card and per knowledge-gap
+group.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ OUTCOMES: tuple[Outcome, ...] = ("resolved", "escalated", "unresolved", "abandon
 #: The outcomes that are decided (``open`` is not yet): the rates' denominator.
 DECIDED: tuple[Outcome, ...] = ("resolved", "escalated", "unresolved", "abandoned")
 ResolutionPeriod = Literal["day", "week"]
+#: Answer statuses that gave the member nothing from the knowledge base: the candidates they
+#: retrieved were never shown, so they name no top card.
+_NOT_GIVEN = ("not_found", "other_language", "small_talk")
 #: Most conversations ``outcome_conversations`` lists.
 MAX_LISTED = 500
 
@@ -107,7 +113,10 @@ def conversation_outcomes(
     top_card = (
         select(RetrievalEvent.card_id)
         .join(Message, Message.id == RetrievalEvent.message_id)
-        .where(RetrievalEvent.conversation_id == Conversation.id)
+        .where(
+            RetrievalEvent.conversation_id == Conversation.id,
+            or_(Message.answer_status.is_(None), Message.answer_status.not_in(_NOT_GIVEN)),
+        )
         .order_by(Message.seq, RetrievalEvent.final_rank, RetrievalEvent.id)
         .limit(1)
         .correlate(Conversation)

@@ -62,8 +62,10 @@ def outcome(conv: Conv, now: datetime, window: timedelta) -> str:
 
 
 def top_card(conv: Conv) -> str | None:
-    """The card ranked first for the conversation's first answer that retrieved anything."""
-    return next((t.card for t in conv.turns if t.card is not None), None)
+    """The card ranked first for the conversation's first answer the member was given (not a
+    "not found", another language or small talk) that retrieved anything."""
+    given = ("answered", "stopped")
+    return next((t.card for t in conv.turns if t.card is not None and t.status in given), None)
 
 
 def week_of(at: datetime) -> str:
