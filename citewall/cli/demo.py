@@ -4,6 +4,8 @@ and serve on localhost. The README's first command ends here."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +37,10 @@ EXAMPLES_FILE = "examples.json"
 #: The demo member's question the demo KB does not answer, handed over to the demo helpdesk.
 HANDOFF_QUESTION = "Can I change the delivery address after the parcel has shipped?"
 HANDOFF_MESSAGE = "The parcel is already on its way: can someone look at it?"
+#: The demo member's question the demo KB answers, asked as if a little more than the
+#: resolution window ago, so the Resolution page has a decided ``resolved`` conversation beside
+#: the escalated one (an outcome is counted only once its window has closed).
+RESOLVED_QUESTION = "How long do refunds take?"
 
 
 def default_kb() -> Path:
@@ -72,10 +78,11 @@ def with_demo_helpdesk(settings: Settings, helpdesk: DemoHelpdesk, public_url: s
     )
 
 
-def seed_handoff(runtime: Runtime) -> bool:
-    """Once per demo member: the demo member asks a question the KB does not cover, then
-    asks for a person, so the Handoffs and Resolution pages have something to show. True when
-    it was made now."""
+def seed_support_history(runtime: Runtime) -> bool:
+    """Once per demo member: the demo member asked a question the KB answers a little more
+    than the resolution window ago (a resolved conversation), and now asks one it does not
+    cover, then asks for a person (an escalated one), so the Handoffs and Resolution pages have
+    something to show. True when it was made now."""
     # Deferred: the answer pipeline imports the models' libraries, and the serve boundary
     # costs most of a second; `citewall --help` should not pay for them.
     from citewall.chat.turn import run_turn
@@ -86,6 +93,14 @@ def seed_handoff(runtime: Runtime) -> bool:
         member = users.get_user(session, DEMO_USERS[0][0])
         if has_handoff(session, member.id):
             return False
+    closed = runtime.clock() - timedelta(hours=runtime.settings.resolution_window_hours + 1)
+    run_turn(
+        replace(runtime, clock=lambda: closed),
+        user_id=member.id,
+        viewer=users.viewer_of(member),
+        question=RESOLVED_QUESTION,
+        conversation_id=None,
+    )
     turn = run_turn(
         runtime,
         user_id=member.id,
@@ -169,7 +184,9 @@ def demo(
         )
         runtime = Runtime.from_settings(served, embedder=embedder)
         tokens = demo_tokens(runtime.session_factory)
-        seeded = seed_handoff(runtime) if served.handoff_webhook_url == helpdesk.url else False
+        seeded = (
+            seed_support_history(runtime) if served.handoff_webhook_url == helpdesk.url else False
+        )
     typer.echo("")
     typer.echo("Demo users (fresh tokens, shown once):")
     for name, role, groups in DEMO_USERS:
@@ -187,7 +204,12 @@ def demo(
         typer.echo(
             f"Handoffs go to the demo helpdesk at {helpdesk.url} (a stand-in for Zendesk or "
             "Help Scout, docs/handoff.md)"
-            + ("; the demo member has asked for a person once already." if seeded else ".")
+            + (
+                "; the demo member asked one question answered a few days ago (resolved) and"
+                " has asked for a person once (escalated)."
+                if seeded
+                else "."
+            )
         )
         typer.echo(f"Admin pages: http://{host}:{port}/admin/handoffs and /admin/resolution")
         typer.echo("")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -21,12 +22,14 @@ from citewall.cli.demo import (
     HANDOFF_MESSAGE,
     HANDOFF_QUESTION,
     demo_tokens,
-    seed_handoff,
+    seed_support_history,
     with_demo_helpdesk,
 )
 from citewall.cli.demo_helpdesk import DemoHelpdesk
 from citewall.handoff.delivery import Webhook, deliver_due
 from citewall.storage.models import Handoff
+from citewall.storage.resolution import outcome_conversations
+from citewall.storage.users import get_user
 
 from .conftest import EXTERNAL_QUESTION, INTERNAL_QUESTIONS, ApiEnv, KbFacts, client_with
 
@@ -209,8 +212,21 @@ def test_the_demo_hands_over_to_its_own_helpdesk(env_both: ApiEnv) -> None:
         )
         runtime = replace(env.runtime, settings=settings)
         demo_tokens(runtime.session_factory)
-        assert seed_handoff(runtime) is True
-        assert seed_handoff(runtime) is False
+        assert seed_support_history(runtime) is True
+        assert seed_support_history(runtime) is False
+        with runtime.session_factory() as session:
+            member = get_user(session, "demo-member")
+            seeded_outcomes = {
+                c.title: c.outcome
+                for c in outcome_conversations(
+                    session,
+                    now=runtime.clock(),
+                    window=timedelta(hours=settings.resolution_window_hours),
+                )
+                if c.user_id == member.id
+            }
+        # One conversation answered past its window (resolved), one handed over (escalated).
+        assert sorted(seeded_outcomes.values()) == ["escalated", "resolved"]
         webhook = Webhook.from_settings(settings)
         assert webhook is not None
         for _ in range(5):  # bounded: earlier tests' handoffs go out in the same passes
