@@ -52,11 +52,17 @@ def run(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> No
     if settings.retention_days is None:
         typer.echo("CITEWALL_RETENTION_DAYS is not set: conversations are kept")
     else:
+        days = settings.retention_days
         typer.echo(
-            f"removed the words of {report.conversations} conversation(s) not updated for "
-            f"{settings.retention_days} days"
+            f"removed the words of {_count(report.conversations, 'conversation')} not updated "
+            f"for {_count(days, 'day')}"
         )
         for name, n in report.removed.items():
             typer.echo(f"  {name}: {n}")
     if settings.audit_retention_days is not None:
-        typer.echo(f"trimmed {report.audit_lines} audit line(s)")
+        typer.echo(f"trimmed {_count(report.audit_lines, 'audit line')}")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 day``, ``2 days``, ``0 conversations``: the wording an operator reads."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -4,6 +4,7 @@ retention run` (the settings' windows, what it removed), on both databases."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -116,6 +117,14 @@ def test_retention_run_removes_what_the_window_asks(
     assert _read(
         database_url, select(Message.content).where(Message.conversation_id == recent)
     ) == ["my order", "ok"]
+    # Run again with a one-day window: what is left is counted in the operator's words.
+    monkeypatch.setenv("CITEWALL_RETENTION_DAYS", "1")
+    again = run(cli, "retention", "run")
+    assert again.exit_code == 0, again.output
+    assert re.search(
+        r"removed the words of \d+ conversations? not updated for 1 day$", again.stdout, re.M
+    )
+    assert "(s)" not in again.stdout and "1 days" not in again.stdout
     monkeypatch.setenv("CITEWALL_RETENTION_DAYS", "0")
     bad = run(cli, "retention", "run")
     assert bad.exit_code == 2 and "CITEWALL_RETENTION_DAYS" in bad.stderr
