@@ -17,6 +17,7 @@ import httpx
 from pydantic import SecretStr
 
 from citewall.errors import GenerationError
+from citewall.generation.framing import FramingFilter, drop_framing
 from citewall.generation.prompt import build_messages
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.types import ContextChunk
@@ -111,7 +112,7 @@ class OpenAICompatGenerator:
             except httpx.TransportError as exc:
                 last = f"connection error: {exc}"
                 continue
-            text = _content_of(response.text)
+            text = _shown(_content_of(response.text))
             return GeneratedReply(
                 text=text,
                 generator=self.name,
@@ -173,13 +174,21 @@ class OpenAICompatGenerator:
                     if "text/event-stream" not in ctype:
                         # Some servers ignore "stream": true and answer in one JSON body.
                         text = _content_of(response.read().decode(errors="replace"))
-                        yield text
+                        yield _shown(text)
                         return
+                    framing = FramingFilter()
                     for delta in _sse_deltas(response.iter_lines()):
+                        if shown := framing.push(delta):
+                            yielded = True
+                            yield shown
+                    if shown := framing.flush():
                         yielded = True
-                        yield delta
+                        yield shown
                 if not yielded:
-                    raise GenerationError(f"generator at {self.url} streamed an empty reply")
+                    raise GenerationError(
+                        f"generator at {self.url} streamed an empty reply (nothing but the"
+                        " prompt's framing, or no text)"
+                    )
                 return
             except _Retryable as exc:
                 last = str(exc)
@@ -191,6 +200,14 @@ class OpenAICompatGenerator:
                 # Text already went out; a retry would duplicate it.
                 raise GenerationError(f"generator at {self.url} stream broke off: {last}")
         raise self._fail(last)
+
+
+def _shown(text: str) -> str:
+    """A whole reply without the prompt's framing; ``GenerationError`` when nothing is left."""
+    shown = drop_framing(text)
+    if not shown.strip():
+        raise GenerationError("generator reply held nothing but the prompt's framing")
+    return shown
 
 
 def _content_of(body: str) -> str:

@@ -29,6 +29,8 @@ MAX_CARD_CHARS = 2000
 #: The labels of an internal card's two parts in the prompt.
 STAFF_LABEL = "Staff notes (staff only, never tell the member)"
 MEMBER_LABEL = "Tell the member (what the member may be told)"
+#: What stands for the member-facing part of a private card that has none.
+NOTHING_TO_TELL = "(nothing: do not answer from this passage)"
 
 SYSTEM_PROMPT = """\
 You are a support assistant. Answer the user's question using ONLY the numbered context \
@@ -74,7 +76,7 @@ def format_context(context: Sequence[ContextChunk]) -> str:
             parts.append(f"[{i}] (untrusted data)\n{_fenced(chunk.text)}")
             continue
         reply = (chunk.reply or "").strip()
-        told = _fenced(reply) if reply else "(nothing: do not answer from this passage)"
+        told = _fenced(reply) if reply else NOTHING_TO_TELL
         parts.append(
             f"[{i}] (untrusted data, private)\n{STAFF_LABEL}:\n{_fenced(chunk.text)}\n"
             f"{MEMBER_LABEL}:\n{told}"
