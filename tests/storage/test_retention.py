@@ -21,6 +21,7 @@ from citewall.storage.models import (
     ApiToken,
     AuditEntry,
     Conversation,
+    EvalQuestion,
     Feedback,
     Handoff,
     Message,
@@ -169,6 +170,46 @@ def test_a_comment_written_after_a_run_goes_at_the_next(db: Database) -> None:
     with db.sessions() as session:
         assert session.scalar(select(Feedback.comment)) is None
     assert run_retention(db.sessions, policy, now=NOW).conversations == 0
+
+
+def test_a_saved_test_question_of_an_old_conversation_goes_with_its_words(
+    db: Database,
+) -> None:
+    """A test question saved from a member's conversation is a copy of their words: the run
+    that removes the conversation's words removes it, and the one of a recent conversation
+    stays."""
+    with db.sessions() as session:
+        user, _ = create_user(session, "tester")
+        kept: dict[str, str] = {}
+        for name, age in (("old", 40), ("recent", 2)):
+            at = NOW - timedelta(days=age)
+            conversation = Conversation(user_id=user.id, title=name, created_at=at, updated_at=at)
+            session.add(conversation)
+            session.flush()
+            question = Message(
+                conversation_id=conversation.id, seq=1, role="user", content=name, created_at=at
+            )
+            answer = Message(
+                conversation_id=conversation.id, seq=2, role="assistant", content="a", created_at=at
+            )
+            session.add_all([question, answer])
+            session.flush()
+            session.add(
+                EvalQuestion(
+                    question=f"{name} question",
+                    conversation=[{"role": "user", "content": f"{name} earlier"}],
+                    source="conversation",
+                    message_id=answer.id,
+                    created_at=at,
+                )
+            )
+            kept[name] = answer.id
+        session.commit()
+    report = run_retention(db.sessions, RetentionPolicy(days=30), now=NOW)
+    assert report.removed["eval_questions.question"] == 1
+    with db.sessions() as session:
+        left = {row.message_id: row.question for row in session.scalars(select(EvalQuestion))}
+    assert left == {kept["recent"]: "recent question"}
 
 
 def test_a_request_for_a_person_is_members_words_and_still_counts_after_erasure(
