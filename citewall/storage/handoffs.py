@@ -95,8 +95,10 @@ def create_handoff(
 ) -> tuple[Handoff, bool]:
     """Commit a pending handoff of ``conversation``, due for delivery now.
 
-    A conversation that has had no new message since its last handoff keeps that one (a second
-    click is the same request): ``(handoff, created)`` says which it is.
+    A conversation that has had no new message since its last handoff keeps that one when the
+    member adds nothing new (no note, or the same note: a second click is the same request);
+    a new note is a new request, delivered with it, so nothing the member writes is dropped.
+    ``(handoff, created)`` says which it is.
     """
     now = now if now is not None else utcnow()
     with storage_errors(session, "saving a handoff", catch_all=True):
@@ -112,7 +114,8 @@ def create_handoff(
             .order_by(Handoff.created_at.desc(), Handoff.id.desc())
             .limit(1)
         )
-        if last is not None and last.created_at >= conversation.updated_at:
+        nothing_new = message is None or (last is not None and message == last.message)
+        if last is not None and last.created_at >= conversation.updated_at and nothing_new:
             session.commit()
             return last, False
         row = Handoff(

@@ -100,14 +100,22 @@ def test_a_member_asks_for_a_person_on_their_own_conversation(env_both: ApiEnv) 
     again = ask_for_person(client, env, conversation)
     assert again.status_code == 202 and again.json()["id"] == receipt["id"]
     assert len(stored(env, conversation)) == 1
-    # A new question, then asking again: a second handoff.
+    same_note = ask_for_person(client, env, conversation, {"message": "please call me"})
+    assert same_note.json()["id"] == receipt["id"]
+    assert len(stored(env, conversation)) == 1
+    # A new note with nothing else new is a new request: the note is not dropped.
+    noted = ask_for_person(client, env, conversation, {"message": "my order is 12345"})
+    assert noted.status_code == 202 and noted.json()["id"] != receipt["id"]
+    assert [h.message for h in stored(env, conversation)].count("my order is 12345") == 1
+    # A new question, then asking again: another handoff.
     env.chat("member", "And for a gift card?", conversation)
     second = ask_for_person(client, env, conversation).json()
-    assert second["id"] != receipt["id"]
+    assert second["id"] not in (receipt["id"], noted.json()["id"])
     # The member's export holds their requests for a person with their note.
     export = client.get("/api/v1/me/export", headers=env.auth("member")).json()
     assert [(h["id"], h["conversation_id"], h["message"]) for h in export["handoffs"]] == [
         (receipt["id"], conversation, "please call me"),
+        (noted.json()["id"], conversation, "my order is 12345"),
         (second["id"], conversation, None),
     ]
 
