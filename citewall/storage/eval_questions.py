@@ -76,6 +76,9 @@ def answered_turn(session: Session, message_id: str) -> AnsweredTurn:
     if not questions:
         raise missing
     last = questions[-1]
+    if not messages[last].content.strip():
+        # Retention or an erasure removed the member's words: nothing left to ask again.
+        raise UserError("this question was removed (retention or erasure): it cannot be saved")
     return AnsweredTurn(answer, messages[last], tuple(messages[:last]))
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+
 from citewall.generation.protocols import Turn
+from citewall.storage.models import Message
 from citewall_evals.own_kb.questions import parse_questions
 
 FOLLOW_UP = "And how long do refunds take?"
@@ -114,3 +117,25 @@ def test_bad_requests_are_refused_with_a_reason(env_both: Any) -> None:
         env.client.get("/api/v1/admin/eval-questions.jsonl", headers=env.auth("member")).status_code
         == 403
     )
+
+
+def test_a_question_removed_under_retention_cannot_be_saved(env_both: Any) -> None:
+    """Saving it would export an empty question the questions-file loader refuses."""
+    env = env_both
+    answer = first_answer(env, "How do I print a packing slip?")
+    with env.runtime.session_factory() as session:
+        question = session.scalars(
+            select(Message).where(
+                Message.conversation_id == answer["conversation_id"], Message.role == "user"
+            )
+        ).one()
+        question.content = ""  # what retention leaves of the member's words
+        session.commit()
+    reply = env.client.post(
+        "/api/v1/admin/eval-questions",
+        json={"message_id": answer["message_id"], "unanswerable": True},
+        headers=env.auth("admin"),
+    )
+    assert reply.status_code == 422 and "removed" in reply.json()["detail"]
+    listed = env.client.get("/api/v1/admin/eval-questions", headers=env.auth("admin")).json()
+    assert answer["message_id"] not in str(listed)
