@@ -61,14 +61,14 @@ class RegisteredSourcePublic(BaseModel):
 
 class SourceCreate(BaseModel):
     """A source to register, as `citewall sources add site|folder|cards` takes it: a site by
-    its ``url`` (a sitemap or one page), a folder or a card file by its ``path`` on the server's
-    host."""
+    its ``url`` (a sitemap or one page), a folder or a card file by its ``server_path`` (a path
+    on the server's host)."""
 
     model_config = _STRICT
 
     kind: Literal["site", "folder", "cards"]
     url: str | None = Field(default=None, max_length=2000)
-    path: str | None = Field(default=None, max_length=2000)
+    server_path: str | None = Field(default=None, max_length=2000)
     #: A site's pages' licence.
     license: str | None = Field(default=None, max_length=200)
     #: Its schedule (30m, 6h, 1d, 1d12h; 5 minutes at least); none: synced only when asked.

@@ -150,7 +150,7 @@ def test_a_shrunk_card_file_is_held_until_confirmed(env: ApiEnv, tmp_path: Path)
     file = card_file(tmp_path / "pallets.jsonl", ["pallet-a", "pallet-b", "pallet-c", "pallet-d"])
     added = env.client.post(
         SOURCES,
-        json={"kind": "cards", "path": str(file), "audiences": ["staff-only"]},
+        json={"kind": "cards", "server_path": str(file), "audiences": ["staff-only"]},
         headers=env.auth("admin"),
     )
     assert added.status_code == 201, added.text
@@ -181,7 +181,7 @@ def test_a_shrunk_card_file_is_held_until_confirmed(env: ApiEnv, tmp_path: Path)
 def test_a_source_another_process_is_syncing_answers_409(env: ApiEnv, tmp_path: Path) -> None:
     file = card_file(tmp_path / "leased.jsonl", ["leased-a"])
     source_id = env.client.post(
-        SOURCES, json={"kind": "cards", "path": str(file)}, headers=env.auth("admin")
+        SOURCES, json={"kind": "cards", "server_path": str(file)}, headers=env.auth("admin")
     ).json()["id"]
     name = source_lease_name(source_id)
     with env.runtime.session_factory() as session:
@@ -207,12 +207,16 @@ def test_a_source_another_process_is_syncing_answers_409(env: ApiEnv, tmp_path: 
     [
         ({"kind": "site", "url": "javascript:alert(1)"}, "url", "not a URL the crawler can read"),
         ({"kind": "site"}, "url", "a site source needs its url"),
-        ({"kind": "site", "url": "https://h.example/", "path": "/x"}, "path", "not a path"),
-        ({"kind": "folder", "path": "/nowhere/at/all"}, "path", "is not a folder"),
-        ({"kind": "cards", "path": "/etc"}, "path", "is not a file"),
-        ({"kind": "cards", "path": "a\x00b"}, "path", "is not a file"),
-        ({"kind": "cards", "path": "x" * 1999}, "path", "is not a file"),
-        ({"kind": "folder", "url": "https://h.example/"}, "path", "needs its path"),
+        (
+            {"kind": "site", "url": "https://h.example/", "server_path": "/x"},
+            "server_path",
+            "not a server_path",
+        ),
+        ({"kind": "folder", "server_path": "/nowhere/at/all"}, "server_path", "is not a folder"),
+        ({"kind": "cards", "server_path": "/etc"}, "server_path", "is not a file"),
+        ({"kind": "cards", "server_path": "a\x00b"}, "server_path", "is not a file"),
+        ({"kind": "cards", "server_path": "x" * 1999}, "server_path", "is not a file"),
+        ({"kind": "folder", "url": "https://h.example/"}, "server_path", "needs its server_path"),
         ({"kind": "site", "url": "https://h.example/", "every": "6x"}, "every", "not a duration"),
         ({"kind": "site", "url": "https://h.example/", "every": "1m"}, "every", "shortest"),
         (
@@ -220,7 +224,7 @@ def test_a_source_another_process_is_syncing_answers_409(env: ApiEnv, tmp_path: 
             "audiences",
             "is not a group name",
         ),
-        ({"kind": "playbooks", "path": "/tmp"}, "kind", ""),
+        ({"kind": "playbooks", "server_path": "/tmp"}, "kind", ""),
         ({"kind": "site", "url": "https://h.example/", "extra": 1}, "extra", ""),
         ({"kind": "site", "url": "https://h.example/", "every": 6}, "every", ""),
     ],
@@ -241,7 +245,7 @@ def test_a_refused_source_is_a_422_naming_its_field(
 
 def test_members_and_strangers_cannot_change_sources(env: ApiEnv, tmp_path: Path) -> None:
     file = card_file(tmp_path / "member.jsonl", ["member-a"])
-    body = {"kind": "cards", "path": str(file)}
+    body = {"kind": "cards", "server_path": str(file)}
     for headers, code in ((env.auth("member"), 403), ({}, 401)):
         assert env.client.post(SOURCES, json=body, headers=headers).status_code == code
         assert env.client.post(f"{SOURCES}/1/sync", headers=headers).status_code == code

@@ -93,7 +93,7 @@ describe("the Sources page's parts", () => {
     });
     expect(sourceBody({ ...EMPTY_SOURCE, kind: "folder", location: "/kb/docs" })).toEqual({
       kind: "folder",
-      path: "/kb/docs",
+      server_path: "/kb/docs",
       every: null,
       audiences: [],
     });

@@ -62,11 +62,11 @@ def list_sources(session: SessionDep, admin: AdminUser) -> Any:
     ),
 )
 def add_source(body: SourceCreate, runtime: RuntimeDep, trail: AuditTrail, admin: AdminUser) -> Any:
-    """Register a site (``url``), a document folder or a card file (``path`` on the server's
-    host), as `citewall sources add` does; with ``every`` it is due for its first sync at once.
-    Nothing is crawled or read until it is synced."""
-    where, other = ("url", "path") if body.kind == "site" else ("path", "url")
-    location = body.url if body.kind == "site" else body.path
+    """Register a site (``url``), a document folder or a card file (``server_path``, on the
+    server's host), as `citewall sources add` does; with ``every`` it is due for its first
+    sync at once. Nothing is crawled or read until it is synced."""
+    where, other = ("url", "server_path") if body.kind == "site" else ("server_path", "url")
+    location = body.url if body.kind == "site" else body.server_path
     if location is None:
         return _problem(where, f"a {body.kind} source needs its {where}")
     if getattr(body, other) is not None:

@@ -34,7 +34,7 @@ export const EMPTY_SOURCE: SourceDraft = {
 };
 
 /** The body the server takes: a site's location is its `url`, a folder's or file's its
- * `path`; empty options are none; groups split at commas and spaces. */
+ * `server_path`; empty options are none; groups split at commas and spaces. */
 export function sourceBody(d: SourceDraft): SourceCreate {
   const location = d.location.trim();
   const audiences = d.audiences
@@ -45,7 +45,7 @@ export function sourceBody(d: SourceDraft): SourceCreate {
   if (d.kind === "site") {
     return { kind: "site", url: location, license: d.license.trim() || null, every, audiences };
   }
-  return { kind: d.kind, path: location, every, audiences };
+  return { kind: d.kind, server_path: location, every, audiences };
 }
 
 /** A schedule in words: "every 6h", "every 1d 12h", or none. */
@@ -252,7 +252,7 @@ export function AddSourceForm(props: {
       setBusy(false);
     }
   };
-  const locationProblem = fields.url ?? fields.path;
+  const locationProblem = fields.url ?? fields.server_path;
   return (
     <form className="source-form" onSubmit={(e) => void submit(e)} data-testid="source-form">
       <div className="form-field">

@@ -771,9 +771,9 @@ export interface paths {
     put?: never;
     /**
      * Add Source
-     * @description Register a site (``url``), a document folder or a card file (``path`` on the server's
-     *     host), as `citewall sources add` does; with ``every`` it is due for its first sync at once.
-     *     Nothing is crawled or read until it is synced.
+     * @description Register a site (``url``), a document folder or a card file (``server_path``, on the
+     *     server's host), as `citewall sources add` does; with ``every`` it is due for its first
+     *     sync at once. Nothing is crawled or read until it is synced.
      */
     post: operations["add_source_api_v1_admin_sources_post"];
     delete?: never;
@@ -2696,8 +2696,8 @@ export interface components {
     /**
      * SourceCreate
      * @description A source to register, as `citewall sources add site|folder|cards` takes it: a site by
-     *     its ``url`` (a sitemap or one page), a folder or a card file by its ``path`` on the server's
-     *     host.
+     *     its ``url`` (a sitemap or one page), a folder or a card file by its ``server_path`` (a path
+     *     on the server's host).
      */
     SourceCreate: {
       /**
@@ -2707,8 +2707,8 @@ export interface components {
       kind: "site" | "folder" | "cards";
       /** Url */
       url?: string | null;
-      /** Path */
-      path?: string | null;
+      /** Server Path */
+      server_path?: string | null;
       /** License */
       license?: string | null;
       /** Every */
