@@ -7,7 +7,9 @@ center and a card file are the sources; a member asks through the chat after eac
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,10 +19,11 @@ import pytest
 from citewall.ingest.sync import source_lease_name
 from citewall.storage import audit, kb_sources, leases
 from citewall.storage.kb_sources import Refused, SourceState, SyncRun
+from citewall.storage.models import Lease
 from citewall.storage.types import utcnow
 from citewall_evals.helpsite import XML, HelpSite, Route, page, sitemap
 
-from .conftest import ApiEnv, build_env
+from .conftest import ApiEnv, env_on
 
 SOURCES = "/api/v1/admin/sources"
 CUSTOMS = (
@@ -31,20 +34,22 @@ CUSTOMS = (
 CUSTOMS_QUESTION = "What customs form does a parcel going abroad need?"
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[ApiEnv]:
-    """The API over SQLite, allowed to crawl a loopback help center."""
-    built = build_env(
-        tmp_path_factory.mktemp("api-sources"),
-        None,
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def env(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: Any
+) -> Iterator[ApiEnv]:
+    """The API over SQLite, then PostgreSQL (the lease is a row lock there), allowed to crawl
+    a loopback help center."""
+    with env_on(
+        request.param,
+        tmp_path_factory.mktemp(f"api-sources-{request.param}"),
         embedder,
         crawl_allow_private=True,
         crawl_delay_s=0.0,
         crawl_timeout_s=2.0,
         calibration=False,
-    )
-    yield built
-    built.runtime.close()
+    ) as built:
+        yield built
 
 
 def card_file(path: Path, ids: list[str]) -> Path:
@@ -147,7 +152,8 @@ def test_an_admin_adds_a_site_syncs_it_and_removes_it(env: ApiEnv) -> None:
 
 
 def test_a_shrunk_card_file_is_held_until_confirmed(env: ApiEnv, tmp_path: Path) -> None:
-    file = card_file(tmp_path / "pallets.jsonl", ["pallet-a", "pallet-b", "pallet-c", "pallet-d"])
+    ids = [f"pallet-{env.backend}-{n}" for n in "abcd"]
+    file = card_file(tmp_path / "pallets.jsonl", ids)
     added = env.client.post(
         SOURCES,
         json={"kind": "cards", "server_path": str(file), "audiences": ["staff-only"]},
@@ -160,7 +166,7 @@ def test_a_shrunk_card_file_is_held_until_confirmed(env: ApiEnv, tmp_path: Path)
     first = env.client.post(sync, headers=env.auth("admin")).json()
     assert (first["status"], first["added"]) == ("applied", 4), first
 
-    card_file(file, ["pallet-a"])
+    card_file(file, ids[:1])
     held = env.client.post(sync, params={"confirm": "false"}, headers=env.auth("admin")).json()
     assert (held["status"], held["removed"]) == ("held", 0), held
     assert "fewer than half" in held["note"]
@@ -200,6 +206,34 @@ def test_a_source_another_process_is_syncing_answers_409(env: ApiEnv, tmp_path: 
     assert after.status_code == 200 and after.json()["status"] == "applied", after.text
     removed = env.client.delete(f"{SOURCES}/{source_id}", headers=env.auth("admin"))
     assert removed.status_code == 200 and removed.json()["deleted"] == 1
+
+
+def test_a_sync_asked_while_one_runs_is_refused_not_started_twice(env: ApiEnv) -> None:
+    """Two admins press "Sync now" at once: the second is told, and one run is recorded."""
+    with HelpSite({"/customs": Route(page(*CUSTOMS), delay_s=1.5)}) as site:
+        site.routes["/sitemap.xml"] = Route(sitemap([site.url("/customs")]), XML)
+        body = {"kind": "site", "url": site.url("/sitemap.xml")}
+        source_id = env.client.post(SOURCES, json=body, headers=env.auth("admin")).json()["id"]
+        sync = f"{SOURCES}/{source_id}/sync"
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(env.client.post, sync, headers=env.auth("admin"))
+            deadline = time.monotonic() + 20
+            while not lease_held(env, source_id) and not first.done():
+                assert time.monotonic() < deadline, "the first sync never took its lease"
+                time.sleep(0.05)
+            second = env.client.post(sync, headers=env.auth("admin"))
+            assert first.result().status_code == 200, first.result().text
+        assert second.status_code == 409 and "already running" in second.json()["detail"]
+        assert first.result().json()["added"] == 1
+    with env.runtime.session_factory() as session:
+        assert len(kb_sources.source_runs(session, source_id)) == 1
+    assert not lease_held(env, source_id)  # released once the sync ended
+    assert env.client.delete(f"{SOURCES}/{source_id}", headers=env.auth("admin")).status_code == 200
+
+
+def lease_held(env: ApiEnv, source_id: int) -> bool:
+    with env.runtime.session_factory() as session:
+        return session.get(Lease, source_lease_name(source_id)) is not None
 
 
 @pytest.mark.parametrize(
