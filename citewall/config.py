@@ -417,6 +417,11 @@ class Settings(BaseSettings):
         description="Most pages one ingest fetches; pages past it are refused and --prune is "
         "skipped for their site (its list was not read to the end).",
     )
+    sync_scheduler: bool = Field(
+        default=True,
+        description="Whether `citewall serve` syncs the registered sources whose schedule is "
+        "due (on or off); off leaves syncing to `citewall sync` and the admin pages.",
+    )
     sync_poll_s: float = Field(
         default=60.0,
         ge=0.0,

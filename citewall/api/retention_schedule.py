@@ -9,10 +9,7 @@ A run also carries out erasures recorded and left unfinished (a process stopped 
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -40,11 +37,6 @@ def retention_policy(settings: Settings) -> RetentionPolicy:
         audit_days=settings.audit_retention_days,
         canned_replies=SMALL_TALK_REPLIES,
     )
-
-
-def runner_name() -> str:
-    """A name no other process shares: host, pid and a random part."""
-    return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def run_once(
@@ -98,7 +90,7 @@ class RetentionSchedule:
         self._clock = clock
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.holder = runner_name()
+        self.holder = leases.holder_name()
         self.runs = 0
 
     @staticmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
 
@@ -57,6 +57,33 @@ class RegisteredSourcePublic(BaseModel):
     last_sync_at: datetime | None
     next_sync_at: datetime | None
     last_run: SyncRunPublic | None
+
+
+class SourceCreate(BaseModel):
+    """A source to register, as `citewall sources add site|folder|cards` takes it: a site by
+    its ``url`` (a sitemap or one page), a folder or a card file by its ``server_path`` (a path
+    on the server's host)."""
+
+    model_config = _STRICT
+
+    kind: Literal["site", "folder", "cards"]
+    url: str | None = Field(default=None, max_length=2000)
+    server_path: str | None = Field(default=None, max_length=2000)
+    #: A site's pages' licence.
+    license: str | None = Field(default=None, max_length=200)
+    #: Its schedule (30m, 6h, 1d, 1d12h; 5 minutes at least); none: synced only when asked.
+    every: str | None = Field(default=None, max_length=32)
+    #: The groups its cards are for; empty: every member.
+    audiences: list[str] = Field(default_factory=list, max_length=100)
+
+
+class SourceRemoved(BaseModel):
+    """A source unregistered, and how many of its cards left the KB with it."""
+
+    model_config = _STRICT
+
+    source: RegisteredSourcePublic
+    deleted: int
 
 
 def sync_run_public(run: SyncRun) -> SyncRunPublic:

@@ -1,5 +1,6 @@
-"""The sync schedule ``citewall serve`` keeps: every ``CITEWALL_SYNC_POLL_S`` seconds it claims
-the registered sources whose ``--every`` is due and syncs them (docs/knowledge.md).
+"""The sync schedule ``citewall serve`` keeps (unless ``CITEWALL_SYNC_SCHEDULER`` is off): every
+``CITEWALL_SYNC_POLL_S`` seconds it claims the registered sources whose ``--every`` is due and
+syncs them (docs/knowledge.md).
 
 Every replica runs one. ``kb_sources.claim_due`` lets exactly one of them take each due
 source, so a source is synced once per schedule however many replicas serve. A sync publishes
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.config import Settings
 from citewall.errors import CitewallError
-from citewall.ingest.sync import SYNC_LEASE_S, sync_source
+from citewall.ingest.sync import SYNC_LEASE_S, SyncRunningError, sync_source
 from citewall.retrieval.protocols import Embedder
 from citewall.storage import kb_sources
 from citewall.storage.kb_sources import SyncRun
@@ -46,18 +47,27 @@ class SyncSchedule:
 
     @staticmethod
     def wanted(settings: Settings) -> bool:
-        """Whether `citewall serve` keeps the schedule (not with ``CITEWALL_SYNC_POLL_S`` 0)."""
-        return settings.sync_poll_s > 0
+        """Whether `citewall serve` keeps the schedule: ``CITEWALL_SYNC_SCHEDULER`` on and
+        ``CITEWALL_SYNC_POLL_S`` not 0."""
+        return settings.sync_scheduler and settings.sync_poll_s > 0
 
     def run_once(self) -> list[SyncRun]:
-        """Claim the due sources and sync each; the runs, in order."""
+        """Claim the due sources and sync each; the runs, in order (a source another process
+        is syncing at that moment, from `citewall sync` or the admin API, is left to it)."""
         with self._sessions() as session:
             due = kb_sources.claim_due(session, self._clock(), SYNC_LEASE_S)
         runs = []
         for source in due:
-            run = sync_source(
-                source.id, self._settings, session_factory=self._sessions, embedder=self._embedder
-            )
+            try:
+                run = sync_source(
+                    source.id,
+                    self._settings,
+                    session_factory=self._sessions,
+                    embedder=self._embedder,
+                )
+            except SyncRunningError as exc:
+                logger.info("source %d not synced: %s", source.id, exc)
+                continue
             logger.info("source %d synced: %s %s", source.id, run.status, run.note)
             runs.append(run)
         return runs

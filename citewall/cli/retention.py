@@ -8,10 +8,11 @@ import json
 
 import typer
 
-from citewall.api.retention_schedule import run_once, runner_name
+from citewall.api.retention_schedule import run_once
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
 from citewall.cli.operator import operator_name
 from citewall.config import get_settings
+from citewall.storage import leases
 from citewall.storage.schema import open_database
 
 app = typer.Typer(
@@ -29,7 +30,7 @@ def run(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> No
             report = run_once(
                 db.sessions,
                 settings,
-                holder=f"cli:{runner_name()}",
+                holder=f"cli:{leases.holder_name()}",
                 actor=operator_name(),
                 via="cli",
             )

@@ -5,7 +5,6 @@ a source's audiences, remove one with its cards; `citewall sync [ID...]` syncs n
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -14,15 +13,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
-from citewall.cli.operator import operator, operator_name
+from citewall.cli.operator import operator
 from citewall.config import get_settings
-from citewall.errors import UserError
-from citewall.ingest.crawl.site import plan_sites
-from citewall.ingest.sync import SYNC_LEASE_S, remove_source, sync_source
-from citewall.ingest.sync_rules import parse_every
+from citewall.ingest.registration import AddableKind, SourceSpec, check_source, register_source
+from citewall.ingest.sync import SYNC_LEASE_S, SyncRunningError, remove_source, sync_source
 from citewall.storage import kb_sources
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
-from citewall.storage.models import SourceKind
 from citewall.storage.schema import open_database
 from citewall.storage.types import utcnow
 
@@ -55,43 +51,19 @@ def _when(value: datetime | None) -> str:
 
 
 def _register(
-    kind: SourceKind,
+    kind: AddableKind,
     location: str,
     license: str | None,
     every: str | None,
     audiences: list[str],
 ) -> RegisteredSource:
-    every_s = parse_every(every) if every is not None else None
-    groups = kb_sources.source_audiences(audiences)  # a bad name is refused before opening
+    spec = SourceSpec(kind, location, license, every, tuple(audiences))
+    check_source(spec)  # a bad option is refused before the database is opened
     db = open_database(get_settings().sqlalchemy_url)
     try:
-        with db.sessions() as session:
-            event = operator().event(
-                "sources.change",
-                "source",
-                {"added": f"{kind} {location}", "every_s": every_s, "audiences": groups},
-            )
-            return kb_sources.add_source(
-                session,
-                kind,
-                location,
-                license=license,
-                every_s=every_s,
-                audiences=groups,
-                now=utcnow(),
-                audit_event=event,
-            )
+        return register_source(spec, db.sessions, actor=operator(), now=utcnow())
     finally:
         db.engine.dispose()
-
-
-def _path(value: str, *, folder: bool) -> str:
-    path = Path(value).expanduser().resolve()
-    if folder and not path.is_dir():
-        raise UserError(f"{value} is not a folder")
-    if not folder and not path.is_file():
-        raise UserError(f"{value} is not a file")
-    return str(path)
 
 
 def _added(source: RegisteredSource) -> None:
@@ -110,8 +82,7 @@ def add_site(
 ) -> None:
     """Register a help center to crawl (its pages become external cards)."""
     with cli_errors():
-        plan_sites([url])  # a bad URL is refused before anything is stored
-        _added(_register("site", url.strip(), license, every, audience))
+        _added(_register("site", url, license, every, audience))
 
 
 @add_app.command("folder")
@@ -122,7 +93,7 @@ def add_folder(
 ) -> None:
     """Register a document folder."""
     with cli_errors():
-        _added(_register("folder", _path(path, folder=True), None, every, audience))
+        _added(_register("folder", path, None, every, audience))
 
 
 @add_app.command("cards")
@@ -133,7 +104,7 @@ def add_cards(
 ) -> None:
     """Register a card file."""
     with cli_errors():
-        _added(_register("cards", _path(file, folder=False), None, every, audience))
+        _added(_register("cards", file, None, every, audience))
 
 
 @app.command("audiences")
@@ -199,7 +170,7 @@ def remove(source_id: int = typer.Argument(..., help="The source's id (`sources 
         db = open_database(settings.sqlalchemy_url)
         try:
             source, deleted = remove_source(
-                source_id, settings, session_factory=db.sessions, actor=operator_name(), via="cli"
+                source_id, settings, session_factory=db.sessions, actor=operator()
             )
         finally:
             db.engine.dispose()
@@ -232,7 +203,7 @@ def sync(
 ) -> None:
     """Make the KB match its sources now: add and update what changed, remove what is gone.
 
-    Exits 1 when a sync failed or was held for confirmation.
+    Exits 1 when a sync failed, was held for confirmation, or was already running elsewhere.
     """
     with cli_errors():
         settings = get_settings()
@@ -245,30 +216,32 @@ def sync(
                     chosen = kb_sources.claim_due(session, utcnow(), SYNC_LEASE_S)
                 else:
                     chosen = kb_sources.list_sources(session)
-            runs = [
-                (
-                    source,
-                    sync_source(
+            runs: list[tuple[RegisteredSource, SyncRun | None]] = []
+            for source in chosen:
+                try:
+                    run = sync_source(
                         source.id,
                         settings,
                         session_factory=db.sessions,
                         confirm=confirm,
                         progress=progress,
-                        actor=operator_name(),
-                        via="cli",
-                    ),
-                )
-                for source in chosen
-            ]
+                        actor=operator(),
+                    )
+                except SyncRunningError as exc:  # another process is syncing it: not twice
+                    run = None
+                    print(f"source {source.id}: {exc}")
+                runs.append((source, run))
         finally:
             db.engine.dispose()
     if not runs:
         print("nothing to sync")
     for source, run in runs:
+        if run is None:
+            continue
         print(f"source {source.id} ({source.kind} {source.location}): {run_line(run)}")
         for refused in run.refusals:
             print(f"  refused {refused.where}: {refused.reason}")
         for url in run.stale:
             print(f"  stale (unreadable {settings.sync_stale_after} syncs in a row): {url}")
-    if any(run.status != "applied" for _, run in runs):
+    if any(run is None or run.status != "applied" for _, run in runs):
         raise typer.Exit(EXIT_RUNTIME)

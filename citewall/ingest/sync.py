@@ -8,19 +8,22 @@ and pruned to the cards its previous sync left; the playbooks source (the cards 
 the admin pages, ``ingest.playbooks``) serves the newest version of each playbook. A source
 that comes back empty, or with fewer than half of its cards, is held: nothing is written until
 an admin confirms (``sync_rules.held_reason``). Every sync is recorded as a run, applied, held or
-failed.
+failed. A sync or removal holds the source's lease (``leases``) while it runs: of the schedule,
+`citewall sync` and the admin API, on any replica, one at a time works on a source.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from citewall.config import Settings
-from citewall.errors import CitewallError
+from citewall.errors import CitewallError, ConflictError
 from citewall.ingest.crawl.canonical import Site
 from citewall.ingest.crawl.previous import PreviousCrawl, read_previous
 from citewall.ingest.crawl.run import ingest_sites
@@ -32,14 +35,43 @@ from citewall.ingest.sync_rules import failing_after, held_reason, stale_pages
 from citewall.kb.card import Card
 from citewall.retrieval.embedder import load_embedder
 from citewall.retrieval.protocols import Embedder
-from citewall.storage import kb_sources
-from citewall.storage.audit import AuditEvent, Via
+from citewall.storage import kb_sources, leases
+from citewall.storage.audit import Actor
 from citewall.storage.kb_sources import Refused, RegisteredSource, SourceState, SyncRun
 from citewall.storage.types import utcnow
 
 SessionFactory = Callable[[], Any]
-#: How long a claimed scheduled sync may run before another replica may claim the source again.
+#: How long a claimed scheduled sync may run before another replica may claim the source again,
+#: and how long a sync's lease on its source lasts (a crashed sync blocks no longer).
 SYNC_LEASE_S = 3600
+#: Who syncs when no one asked: the schedule `citewall serve` keeps.
+SCHEDULE = Actor(name="sync", user_id=None, via="system")
+
+
+class SyncRunningError(ConflictError):
+    """A sync or removal of the source is under way (in this process or another)."""
+
+
+def source_lease_name(source_id: int) -> str:
+    """The ``leases`` row a sync or removal of the source holds while it runs."""
+    return f"source-sync:{source_id}"
+
+
+@contextmanager
+def source_lease(session_factory: SessionFactory, source_id: int) -> Iterator[None]:
+    """Hold the source's lease while the block runs, or ``SyncRunningError`` when another sync
+    or removal of it holds it: one at a time per source across every process and replica. The
+    lease ends after ``SYNC_LEASE_S`` if its holder dies."""
+    name, holder = source_lease_name(source_id), leases.holder_name()
+    ttl = timedelta(seconds=SYNC_LEASE_S)
+    with session_factory() as session:
+        if not leases.acquire(session, name, holder, now=utcnow(), ttl=ttl):
+            raise SyncRunningError(f"a sync of source {source_id} is already running")
+    try:
+        yield
+    finally:
+        with session_factory() as session:
+            leases.release(session, name, holder)
 
 
 def sync_source(
@@ -50,16 +82,33 @@ def sync_source(
     embedder: Embedder | None = None,
     confirm: bool = False,
     progress: bool = False,
-    actor: str = "sync",
-    via: Via = "system",
+    actor: Actor = SCHEDULE,
 ) -> SyncRun:
     """Sync one registered source and record the run. ``confirm`` applies a sync that the
-    shrink rule would hold. A source that cannot be read is a ``failed`` run, not an error.
+    shrink rule would hold. A source that cannot be read is a ``failed`` run, not an error;
+    one that another process is syncing is ``SyncRunningError`` (nothing is run twice).
 
     A run that changed the cards is a ``cards.change`` line of the audit log, written with it
-    (``actor`` and ``via`` name who asked: the schedule, or a command on the host)."""
+    (``actor`` names who asked: the schedule, a command on the host, an admin's request)."""
     with session_factory() as session:
-        source = kb_sources.get_source(session, source_id)
+        kb_sources.get_source(session, source_id)  # NotFoundError before the lease
+    with source_lease(session_factory, source_id):
+        return _sync_leased(
+            source_id, settings, session_factory, embedder, confirm, progress, actor
+        )
+
+
+def _sync_leased(
+    source_id: int,
+    settings: Settings,
+    session_factory: SessionFactory,
+    embedder: Embedder | None,
+    confirm: bool,
+    progress: bool,
+    actor: Actor,
+) -> SyncRun:
+    with session_factory() as session:
+        source = kb_sources.get_source(session, source_id)  # as it is now the lease is held
     started, t0 = utcnow(), time.perf_counter()
     try:
         if source.kind == "site":
@@ -74,14 +123,7 @@ def sync_source(
     event = None
     if timed.added or timed.updated or timed.removed:
         counts = {"added": timed.added, "updated": timed.updated, "deleted": timed.removed}
-        event = AuditEvent(
-            actor=actor,
-            actor_user_id=None,
-            via=via,
-            action="cards.change",
-            target=f"source:{source.id}",
-            detail=counts,
-        )
+        event = actor.event("cards.change", f"source:{source.id}", counts)
     with session_factory() as session:
         return kb_sources.record_sync(session, source.id, timed, state, event)
 
@@ -236,12 +278,25 @@ def remove_source(
     *,
     session_factory: SessionFactory,
     embedder: Embedder | None = None,
-    actor: str = "sync",
-    via: Via = "system",
+    actor: Actor = SCHEDULE,
 ) -> tuple[RegisteredSource, int]:
     """Unregister a source and delete the cards it brought, from every index; returns the
     source and how many cards were deleted. The cards go first: if that fails, the source
-    stays registered and the removal can be run again."""
+    stays registered and the removal can be run again. Not while the source is being synced
+    (``SyncRunningError``)."""
+    with session_factory() as session:
+        kb_sources.get_source(session, source_id)  # NotFoundError before the lease
+    with source_lease(session_factory, source_id):
+        return _remove_leased(source_id, settings, session_factory, embedder, actor)
+
+
+def _remove_leased(
+    source_id: int,
+    settings: Settings,
+    session_factory: SessionFactory,
+    embedder: Embedder | None,
+    actor: Actor,
+) -> tuple[RegisteredSource, int]:
     with session_factory() as session:
         source = kb_sources.get_source(session, source_id)
     deleted = 0
@@ -257,13 +312,10 @@ def remove_source(
             writes_playbooks=source.kind == "playbooks",
         )
         deleted = report.deleted
-    event = AuditEvent(
-        actor=actor,
-        actor_user_id=None,
-        via=via,
-        action="sources.change",
-        target=f"source:{source.id}",
-        detail={"removed": f"{source.kind} {source.location}", "deleted": deleted},
+    event = actor.event(
+        "sources.change",
+        f"source:{source.id}",
+        {"removed": f"{source.kind} {source.location}", "deleted": deleted},
     )
     with session_factory() as session:
         kb_sources.remove_source(session, source_id, event)

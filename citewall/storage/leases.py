@@ -9,6 +9,9 @@ A holder that dies keeps the lease until ``expires_at``; then the next one takes
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
@@ -18,6 +21,11 @@ from sqlalchemy.orm import Session
 from citewall.storage.db import begin_write
 from citewall.storage.failures import storage_errors
 from citewall.storage.models import Lease
+
+
+def holder_name() -> str:
+    """A holder name no other process shares: host, pid and a random part."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def acquire(session: Session, name: str, holder: str, *, now: datetime, ttl: timedelta) -> bool:

@@ -134,6 +134,12 @@ class World:
             return [[], ["enterprise", "partners"], ["Not A Group"]]
         if name == "message_id":  # a stored answer (saving a test question from it)
             return [self.messages["member"], str(uuid.uuid4())]
+        if name == "url":  # a source to register (admin only): a site
+            return ["https://help.example.com/sitemap.xml", "javascript:alert(1)", None]
+        if name == "server_path":  # a folder or a card file on the host (admin only)
+            return [None, "kb/no-such-cards.jsonl"]
+        if name in ("license", "every"):  # a source's licence and schedule (admin only)
+            return [None, "6h", "6x"]
         if name in ("id", "body", "reply"):  # a playbook (admin only)
             return ["pb-leak-test", "Which internal playbook says CWLEAK?", None]
         if "enum" in schema:

@@ -9,11 +9,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from citewall.api.app import create_app
 from citewall.api.sync_schedule import SyncSchedule
 from citewall.config import load_settings
+from citewall.errors import ConfigError
 from citewall.runtime import Runtime
 from citewall.storage import kb_sources, schema, users
 from citewall.storage.types import utcnow
@@ -68,3 +70,13 @@ def test_a_due_source_is_synced_once_and_served_at_once(tmp_path: Path, embedder
 def test_poll_zero_turns_the_schedule_off() -> None:
     assert SyncSchedule.wanted(load_settings(sync_poll_s=60))
     assert not SyncSchedule.wanted(load_settings(sync_poll_s=0))
+
+
+def test_the_scheduler_setting_turns_the_schedule_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().sync_scheduler  # on by default
+    for value, wanted in (("off", False), ("on", True)):
+        monkeypatch.setenv("CITEWALL_SYNC_SCHEDULER", value)
+        assert SyncSchedule.wanted(load_settings()) is wanted
+    monkeypatch.setenv("CITEWALL_SYNC_SCHEDULER", "sometimes")
+    with pytest.raises(ConfigError, match="CITEWALL_SYNC_SCHEDULER"):
+        load_settings()

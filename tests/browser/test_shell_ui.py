@@ -484,10 +484,10 @@ NAV_LINKS = """() => [...document.querySelectorAll("header nav a")].map((a) => {
 })"""
 
 
-#: The admin navigation: Chat and the eleven admin pages (conversations, cards, playbooks,
-#: analytics, retrieval events, knowledge gaps, resolution, handoffs, exposure, audit log,
-#: answer as a member).
-ADMIN_LINKS = 12
+#: The admin navigation: Chat and the twelve admin pages (conversations, cards, playbooks,
+#: sources, analytics, retrieval events, knowledge gaps, resolution, handoffs, exposure, audit
+#: log, answer as a member).
+ADMIN_LINKS = 13
 
 
 def assert_nav_links_visible(page: Page, expected: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from typer.testing import CliRunner
 
 from citewall.cli.main import app
 from citewall.config import get_settings
-from citewall.storage import audit, cards, kb_sources
+from citewall.ingest.sync import source_lease_name
+from citewall.storage import audit, cards, kb_sources, leases
 from citewall.storage.schema import open_database
+from citewall.storage.types import utcnow
 
 HELP = "https://help.example.com/sitemap.xml"
 
@@ -112,3 +115,26 @@ def test_register_sync_change_and_remove_a_card_file(env: Path) -> None:
 def test_usage_mistakes_exit_2(env: Path, args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_a_source_another_process_is_syncing_is_not_synced_twice(env: Path) -> None:
+    file = env / "leased.jsonl"
+    write_cards(file, ["pb-a"])
+    run = CliRunner().invoke
+    assert run(app, ["sources", "add", "cards", str(file)]).exit_code == 0
+    db = open_database(get_settings().sqlalchemy_url)
+    try:
+        with db.sessions() as session:
+            name = source_lease_name(1)
+            assert leases.acquire(session, name, "replica-b", now=utcnow(), ttl=timedelta(hours=1))
+        running = run(app, ["sync", "--no-progress"])
+        assert running.exit_code == 1 and "already running" in running.stdout, running.output
+        assert card_ids() == set()
+        removing = run(app, ["sources", "remove", "1"])
+        assert removing.exit_code == 2 and "already running" in removing.stderr
+        with db.sessions() as session:
+            leases.release(session, name, "replica-b")
+    finally:
+        db.dispose()
+    synced = run(app, ["sync", "--no-progress"])
+    assert synced.exit_code == 0 and card_ids() == {"pb-a"}, synced.output

@@ -112,7 +112,7 @@ def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     assert rig.client.post("/api/v1/chat", json=follow_up, headers=member).status_code == 200
     page = rig.client.get("/api/v1/admin/cards", params={"limit": 100}, headers=admin).json()
     everyone = rig.client.get("/api/v1/admin/conversations", headers=admin).json()
-    # A registered KB source (registering is `citewall sources add`, not an API route).
+    # A registered KB source (registering has its own tests: a fuzzed one is never synced).
     with rig.runtime.session_factory() as session:
         found = kb_sources.find_source(session, "cards", "/kb/fuzzed.jsonl")
         source = found or kb_sources.add_source(session, "cards", "/kb/fuzzed.jsonl", now=utcnow())
@@ -145,15 +145,26 @@ def real_id_cases(operation: Any, path_ids: Mapping[str, Sequence[str]]) -> list
 
 
 #: Operations a fuzzed id must not aim at a real record: an erasure cannot be undone, and the
-#: rig's member and admin must outlive the run (erasure has its own tests).
-IRREVERSIBLE = frozenset({"POST /api/v1/admin/users/{user_id}/erasure"})
+#: rig's member and admin must outlive the run (erasure has its own tests); a source's removal
+#: would take the rig's source from the reads, and a sync would read whatever a fuzzed
+#: registration pointed a source at (both have their own tests, tests/api/test_admin_sources.py).
+IRREVERSIBLE = frozenset(
+    {
+        "POST /api/v1/admin/users/{user_id}/erasure",
+        "DELETE /api/v1/admin/sources/{source_id}",
+        "POST /api/v1/admin/sources/{source_id}/sync",
+    }
+)
+#: The path parameters of those operations that name a real record by a small integer.
+_SPARED_IDS = ("user_id", "source_id")
 
 
-def _spare_real_users(case: Any) -> None:
-    """Move a generated integer user id past every user the rig made (it then answers 404)."""
-    user_id = (case.path_parameters or {}).get("user_id")
-    if isinstance(user_id, int) and not isinstance(user_id, bool):
-        case.path_parameters["user_id"] = abs(user_id) + 1_000_000
+def _spare_real_records(case: Any) -> None:
+    """Move a generated integer id past every record the rig made (it then answers 404)."""
+    for name in _SPARED_IDS:
+        value = (case.path_parameters or {}).get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            case.path_parameters[name] = abs(value) + 1_000_000
 
 
 def token_for(label: str, tokens: dict[str, str]) -> dict[str, str]:
@@ -193,7 +204,7 @@ def fuzz_operation(
     )
     def run(case: Any) -> None:
         if operation.label in IRREVERSIBLE:
-            _spare_real_users(case)
+            _spare_real_records(case)
         stats.cases += 1
         stats.real_id_cases += case.formatted_path in real_paths
         try:

@@ -71,8 +71,9 @@ def test_fuzz_every_operation(
     assert not report, "\n".join(report[:10])
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
     # The {id} routes: of conversations, messages, cards (and disabling them), users (exposure,
-    # erasure), a source's runs, a handoff's conversation, a saved test question and playbooks.
-    assert len(id_routes) == 19, sorted(id_routes)
+    # erasure), a source (its runs, syncing, removing it), a handoff's conversation, a saved
+    # test question and playbooks.
+    assert len(id_routes) == 21, sorted(id_routes)
     for label, stats in id_routes.items():
         two_xx = sum(n for code, n in stats.statuses.items() if 200 <= code < 300)
         if not label.startswith("GET "):  # writes: real ids in their own tests (real_id_cases)
@@ -107,7 +108,8 @@ def test_every_status_the_api_answers_is_documented(all_operations: dict[str, An
 
 
 #: Admin writes whose bodies and records this generic call does not make (a saved test
-#: question, its removal, an erasure): their own tests cover what they answer.
+#: question, its removal, an erasure, a source registered, synced or removed): their own tests
+#: cover what they answer.
 ADMIN_WRITES = frozenset(
     {
         "POST /api/v1/admin/eval-questions",
@@ -116,6 +118,9 @@ ADMIN_WRITES = frozenset(
         "POST /api/v1/admin/playbooks",
         "PUT /api/v1/admin/playbooks/{playbook_id}",
         "POST /api/v1/admin/playbooks/{playbook_id}/rollback",
+        "POST /api/v1/admin/sources",
+        "POST /api/v1/admin/sources/{source_id}/sync",
+        "DELETE /api/v1/admin/sources/{source_id}",
         *(f"POST /api/v1/admin/cards/{{card_id}}/{change}" for change in ("disable", "enable")),
     }
 )
@@ -146,8 +151,8 @@ def test_no_or_bad_token_is_401_and_member_on_admin_is_403(
         if "/admin/" in label:
             r = client.request(method, url, json=body, headers=shared_rig.auth("member"))
             assert r.status_code == 403, (label, r.status_code, r.text)
-            if label in IRREVERSIBLE:  # the admin erases a user who does not exist, not the rig's
-                url = path.replace("{user_id}", "999999")
+            if label in IRREVERSIBLE:  # on a user or source that does not exist, not the rig's
+                url = path.replace("{user_id}", "999999").replace("{source_id}", "999999")
             if label.endswith(("/disable", "/enable")):  # the rig's cards stay served
                 url = path.replace("{card_id}", "no-such-card")
             r = client.request(method, url, json=body, headers=shared_rig.auth("admin"))

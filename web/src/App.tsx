@@ -27,6 +27,7 @@ import { AdminPreview } from "./admin/AdminPreview";
 import { AdminGaps } from "./admin/AdminGaps";
 import { AdminHandoffs } from "./admin/AdminHandoffs";
 import { AdminResolution } from "./admin/AdminResolution";
+import { AdminSources } from "./admin/AdminSources";
 import { navigate, useRoute, type Route } from "./router";
 import { ChatLayout } from "./shell/ChatLayout";
 import { focusStart, MAIN_ID } from "./shell/focus";
@@ -214,6 +215,8 @@ function Page(props: {
       return <AdminPlaybooks client={client} />;
     case "admin-playbook":
       return <PlaybookPage client={client} id={route.id} />;
+    case "admin-sources":
+      return <AdminSources client={client} />;
     case "admin-analytics":
       return <AdminAnalytics client={client} />;
     case "admin-events":

@@ -12,6 +12,7 @@ export type Route =
   | { name: "admin-card"; id: string }
   | { name: "admin-playbooks" }
   | { name: "admin-playbook"; id: string | null }
+  | { name: "admin-sources" }
   | { name: "admin-analytics" }
   | { name: "admin-events" }
   | { name: "admin-gaps" }
@@ -43,6 +44,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 3 && parts[1] === "playbooks" && parts[2]) {
       return { name: "admin-playbook", id: parts[2] === "new" ? null : parts[2] };
     }
+    if (parts.length === 2 && parts[1] === "sources") return { name: "admin-sources" };
     if (parts.length === 2 && parts[1] === "analytics") return { name: "admin-analytics" };
     if (parts.length === 2 && parts[1] === "events") return { name: "admin-events" };
     if (parts.length === 2 && parts[1] === "gaps") return { name: "admin-gaps" };

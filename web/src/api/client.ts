@@ -51,10 +51,14 @@ import type {
   PlaybookPublic,
   PlaybookUpdate,
   PlaybookVersionPublic,
+  RegisteredSourcePublic,
   RetentionSettings,
   RetrievalEvent,
   RetrievalEventFilter,
+  SourceCreate,
+  SourceRemoved,
   StreamEvent,
+  SyncRunPublic,
 } from "./types";
 
 const BASE = "/api/v1";
@@ -470,6 +474,36 @@ export class ApiClient {
       method: "POST",
       body: JSON.stringify({ version }),
     });
+  }
+
+  /** The registered sources, each with its schedule, card count and last sync. */
+  sources(): Promise<RegisteredSourcePublic[]> {
+    return this.request<RegisteredSourcePublic[]>("/admin/sources");
+  }
+
+  /** A source's syncs, newest first. */
+  sourceRuns(id: number): Promise<SyncRunPublic[]> {
+    return this.request<SyncRunPublic[]>(`/admin/sources/${id}/runs`);
+  }
+
+  addSource(body: SourceCreate): Promise<RegisteredSourcePublic> {
+    return this.request<RegisteredSourcePublic>("/admin/sources", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Sync the source now; `confirm` applies a sync held because the source shrank by half. A
+   * sync already running (here or on a replica) is a 409. */
+  syncSource(id: number, confirm = false): Promise<SyncRunPublic> {
+    return this.request<SyncRunPublic>(`/admin/sources/${id}/sync${query({ confirm })}`, {
+      method: "POST",
+    });
+  }
+
+  /** Delete the source's cards from the KB, then unregister it. */
+  removeSource(id: number): Promise<SourceRemoved> {
+    return this.request<SourceRemoved>(`/admin/sources/${id}`, { method: "DELETE" });
   }
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {

@@ -769,8 +769,58 @@ export interface paths {
      */
     get: operations["list_sources_api_v1_admin_sources_get"];
     put?: never;
-    post?: never;
+    /**
+     * Add Source
+     * @description Register a site (``url``), a document folder or a card file (``server_path``, on the
+     *     server's host), as `citewall sources add` does; with ``every`` it is due for its first
+     *     sync at once. Nothing is crawled or read until it is synced.
+     */
+    post: operations["add_source_api_v1_admin_sources_post"];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/sources/{source_id}/sync": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sync Now
+     * @description Sync the source now, as `citewall sync ID [--confirm]` does, and answer its run:
+     *     ``applied``, ``failed`` (the source could not be read; the KB keeps its cards) or ``held``
+     *     (the source came back empty or with fewer than half of its cards: nothing was applied; the
+     *     ``note`` says why, and the same call with ``confirm=true`` applies it).
+     */
+    post: operations["sync_now_api_v1_admin_sources__source_id__sync_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/sources/{source_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete Source
+     * @description Delete the source's cards from every index, then unregister it, as `citewall sources
+     *     remove` does (its runs stay, without it).
+     */
+    delete: operations["delete_source_api_v1_admin_sources__source_id__delete"];
     options?: never;
     head?: never;
     patch?: never;
@@ -2644,6 +2694,29 @@ export interface components {
       token: string;
     };
     /**
+     * SourceCreate
+     * @description A source to register, as `citewall sources add site|folder|cards` takes it: a site by
+     *     its ``url`` (a sitemap or one page), a folder or a card file by its ``server_path`` (a path
+     *     on the server's host).
+     */
+    SourceCreate: {
+      /**
+       * Kind
+       * @enum {string}
+       */
+      kind: "site" | "folder" | "cards";
+      /** Url */
+      url?: string | null;
+      /** Server Path */
+      server_path?: string | null;
+      /** License */
+      license?: string | null;
+      /** Every */
+      every?: string | null;
+      /** Audiences */
+      audiences?: string[];
+    };
+    /**
      * SourcePublic
      * @description An external (url-bearing) cited source, as a member receives it.
      */
@@ -2673,6 +2746,15 @@ export interface components {
       metadata: {
         [key: string]: string;
       };
+    };
+    /**
+     * SourceRemoved
+     * @description A source unregistered, and how many of its cards left the KB with it.
+     */
+    SourceRemoved: {
+      source: components["schemas"]["RegisteredSourcePublic"];
+      /** Deleted */
+      deleted: number;
     };
     /** SyncRefusal */
     SyncRefusal: {
@@ -2829,7 +2911,9 @@ export type SearchResponsePublic = components["schemas"]["SearchResponsePublic"]
 export type SearchResultPublic = components["schemas"]["SearchResultPublic"];
 export type SessionPublic = components["schemas"]["SessionPublic"];
 export type SignInRequest = components["schemas"]["SignInRequest"];
+export type SourceCreate = components["schemas"]["SourceCreate"];
 export type SourcePublic = components["schemas"]["SourcePublic"];
+export type SourceRemoved = components["schemas"]["SourceRemoved"];
 export type SyncRefusal = components["schemas"]["SyncRefusal"];
 export type SyncRunPublic = components["schemas"]["SyncRunPublic"];
 export type UnreadableStored = components["schemas"]["UnreadableStored"];
@@ -5958,6 +6042,257 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  add_source_api_v1_admin_sources_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["SourceCreate"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RegisteredSourcePublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The source is registered already. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description An option was refused: the problem names its field. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  sync_now_api_v1_admin_sources__source_id__sync_post: {
+    parameters: {
+      query?: {
+        /** @description Apply a sync held because the source shrank by half or more. */
+        confirm?: boolean;
+      };
+      header?: never;
+      path: {
+        source_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SyncRunPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A sync or removal of this source is already running (here or on a replica). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  delete_source_api_v1_admin_sources__source_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        source_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SourceRemoved"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A sync or removal of this source is already running (here or on a replica). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Validation Error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
         };
       };
       /** @description Over the per-member rate limit; see Retry-After. */

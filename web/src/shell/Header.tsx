@@ -83,6 +83,11 @@ function AdminNav(props: { route: Route }): ReactNode {
         </NavLink>
       </li>
       <li>
+        <NavLink to="/admin/sources" current={r === "admin-sources"}>
+          Sources
+        </NavLink>
+      </li>
+      <li>
         <NavLink to="/admin/analytics" current={r === "admin-analytics"}>
           Analytics
         </NavLink>

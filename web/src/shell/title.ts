@@ -25,6 +25,7 @@ const ADMIN_PAGES: Partial<Record<Route["name"], string>> = {
   "admin-card": "Card",
   "admin-playbooks": "Playbooks",
   "admin-playbook": "Playbook",
+  "admin-sources": "Sources",
   "admin-analytics": "Analytics",
   "admin-events": "Retrieval events",
   "admin-gaps": "Knowledge gaps",
