@@ -8,6 +8,7 @@ tokens.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 
 import typer
@@ -20,6 +21,7 @@ from citewall.chat.smalltalk import SMALL_TALK_REPLIES
 from citewall.cli.errors import cli_errors
 from citewall.cli.operator import operator
 from citewall.config import get_settings
+from citewall.errors import UserError
 from citewall.storage.erasure import carry_out, find_user, request_erasure
 from citewall.storage.models import ROLES, ApiToken, User
 from citewall.storage.schema import Database, open_database
@@ -135,23 +137,33 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 
 @app.command("groups")
 def groups(
-    name: str = typer.Argument(..., help="The user whose groups to set."),
+    name: str = typer.Argument(..., help="The user whose groups to show or set."),
     group: list[str] = typer.Argument(
-        None, help="Every group the member belongs to (none: no group)."
+        None, help="Every group the member belongs to (none given: show them)."
     ),
+    none: bool = typer.Option(False, "--none", help="Take the user out of every group."),
 ) -> None:
-    """Replace a user's groups (for token users; a host-signed member's groups come from the
-    host token at every sign-in)."""
+    """Show a user's groups, or replace them (for token users; a host-signed member's groups
+    come from the host token at every sign-in)."""
     with cli_errors():
+        if none and group:
+            raise UserError("give the groups or --none, not both")
         check_groups(group or [])
         db = open_settings_database()
         try:
             with db.sessions() as session:
+                if not group and not none:
+                    user = get_user(session, name)
+                    typer.echo(f"{user.name!r} is in {_groups_of(user.groups)}")
+                    return
                 user = set_groups(session, name, group or [])
         finally:
             db.dispose()
-    shown = ", ".join(user.groups) if user.groups else "no group"
-    typer.echo(f"{user.name!r} is now in {shown}")
+    typer.echo(f"{user.name!r} is now in {_groups_of(user.groups)}")
+
+
+def _groups_of(groups: Sequence[str]) -> str:
+    return ", ".join(groups) if groups else "no group"
 
 
 @app.command("revoke")

@@ -34,8 +34,14 @@ def test_groups_are_set_at_add_and_replaced_later(cli: CliRunner, database_url: 
     changed = run(cli, "users", "groups", name, "partners")
     assert changed.exit_code == 0 and "now in partners" in changed.output
     assert _groups(database_url, name) == ["partners"]
-    cleared = run(cli, "users", "groups", name)
-    assert cleared.exit_code == 0 and "no group" in cleared.output
+    # With no group named, the command shows the groups and changes nothing.
+    shown = run(cli, "users", "groups", name)
+    assert shown.exit_code == 0 and f"{name!r} is in partners" in shown.output
+    assert _groups(database_url, name) == ["partners"]
+    both = run(cli, "users", "groups", name, "beta", "--none")
+    assert both.exit_code != 0 and "not both" in both.output
+    cleared = run(cli, "users", "groups", name, "--none")
+    assert cleared.exit_code == 0 and "now in no group" in cleared.output
     assert _groups(database_url, name) == []
 
 
