@@ -55,6 +55,9 @@ import type {
   RetrievalEvent,
   RetrievalEventFilter,
   StreamEvent,
+  UploadCreate,
+  UploadPublic,
+  UploadRemoved,
 } from "./types";
 
 const BASE = "/api/v1";
@@ -470,6 +473,24 @@ export class ApiClient {
       method: "POST",
       body: JSON.stringify({ version }),
     });
+  }
+
+  /** The documents uploaded from the admin pages, newest first. */
+  uploads(): Promise<UploadPublic[]> {
+    return this.request<UploadPublic[]>("/admin/uploads");
+  }
+
+  /** Upload a document (its bytes base64): read and ingested as a document folder is. */
+  upload(body: UploadCreate): Promise<UploadPublic> {
+    return this.request<UploadPublic>("/admin/uploads", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Remove an uploaded document and its cards from every index. */
+  removeUpload(id: number): Promise<UploadRemoved> {
+    return this.request<UploadRemoved>(`/admin/uploads/${id}`, { method: "DELETE" });
   }
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {
