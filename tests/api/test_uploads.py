@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from citewall.api.app import create_app
 from citewall.ingest.loaders import load_cards
+from citewall.ingest.sync import sync_source
 from citewall.ingest.uploads import uploads_folder
 from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.storage import kb_sources
@@ -175,6 +176,20 @@ def test_html_and_markdown_load_as_a_document_folder_does(env_both: ApiEnv) -> N
     assert "bad-notes.md:5:" in refused["content_base64"], refused
     assert "(field 'reply')" in refused["content_base64"]
     assert not (uploads_folder(env.runtime.settings) / "bad-notes.md").exists()
+    # A sync of the uploads source reads the folder and finds the same cards.
+    with env.runtime.session_factory() as session:
+        source = kb_sources.find_source(
+            session, "uploads", str(uploads_folder(env.runtime.settings))
+        )
+    assert source is not None
+    synced = sync_source(
+        source.id,
+        env.runtime.settings,
+        session_factory=env.runtime.session_factory,
+        embedder=env.runtime.embedder.model,
+    )
+    assert (synced.status, synced.removed, synced.added, synced.refused) == ("applied", 0, 0, 0)
+    assert synced.unchanged == len(page.json()["card_ids"]) + len(md.json()["card_ids"])
     for made in (page, md):
         env.client.delete(f"{UP}/{made.json()['id']}", headers=env.auth("admin"))
 
