@@ -183,6 +183,16 @@ def _applied(
     )
 
 
+def _stage(staging: Path, name: str, request: UploadRequest) -> str | None:
+    """Write the document (and its sidecar, returned) into ``staging`` as the uploads folder
+    will hold them."""
+    (staging / name).write_bytes(request.data)
+    sidecar = _sidecar_text(request)
+    if sidecar is not None:
+        (staging / (name + SIDECAR_SUFFIX)).write_text(sidecar, encoding="utf-8")
+    return sidecar
+
+
 def _place(staging: Path, folder: Path, name: str, *, has_sidecar: bool) -> None:
     """Move the staged document (and its sidecar) into the uploads folder, replacing an earlier
     upload of the name; an earlier sidecar the new upload has none of goes."""
@@ -229,11 +239,7 @@ def upload_document(
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".upload-", dir=folder.parent) as tmp:
             staging = Path(tmp)
-            document = staging / name
-            document.write_bytes(request.data)
-            sidecar = _sidecar_text(request)
-            if sidecar is not None:
-                (staging / (name + SIDECAR_SUFFIX)).write_text(sidecar, encoding="utf-8")
+            sidecar = _stage(staging, name, request)
             loaded = load_cards([staging], document_max_bytes=settings.document_max_bytes)
             problems = [_named(e, staging) for e in loaded.errors]
             if problems or not loaded.cards:
