@@ -20,7 +20,7 @@ from citewall.ingest.loaders import load_cards
 from citewall.ingest.sync import sync_source
 from citewall.ingest.uploads import uploads_folder
 from citewall.retrieval.kb_embedder import KBEmbedder
-from citewall.storage import kb_sources
+from citewall.storage import db, kb_sources
 from citewall.storage.models import AuditEntry
 
 from .conftest import ApiEnv, client_with
@@ -298,3 +298,28 @@ def test_a_dead_embedder_is_a_503_and_stores_nothing(env_both: ApiEnv) -> None:
         u["name"] for u in env.client.get(UP, headers=env.auth("admin")).json()
     }
     assert not (uploads_folder(env.runtime.settings) / "dead.md").exists()
+
+
+def test_a_dead_database_is_a_503_not_a_500(env_both: ApiEnv) -> None:
+    """The caller is signed in, then every later read or write finds the database gone."""
+    env = env_both
+    real = env.runtime.session_factory
+    dead = db.make_session_factory(db.make_engine("postgresql://citewall@127.0.0.1:1/gone"))
+    calls = 0
+
+    def failing_after_sign_in() -> Any:
+        nonlocal calls
+        calls += 1
+        return real() if calls == 1 else dead()
+
+    runtime = replace(env.runtime, session_factory=failing_after_sign_in)
+    client = TestClient(create_app(runtime))
+    body = {"filename": "gone.md", "content_base64": _b64("# Gone\n\nx"), "visibility": "internal"}
+    for method, path in (("POST", UP), ("DELETE", f"{UP}/1")):
+        calls = 0
+        r = client.request(
+            method, path, json=body if method == "POST" else None, headers=env.auth("admin")
+        )
+        assert r.status_code == 503, (method, r.text)
+        assert "database is unavailable" in r.json()["detail"]
+        assert calls >= 2  # signed in: the route itself found the database gone
