@@ -32,6 +32,8 @@ DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 #: Largest document file (PDF, DOCX, HTML, Markdown) ingest reads, checked before reading; also
 #: the most a DOCX's zip members or a PDF's pages may inflate to (decompression bombs).
 DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024
+#: Largest document an admin may upload from the admin pages (the request carries it base64).
+DEFAULT_UPLOAD_MAX_BYTES = 10 * 1024 * 1024
 
 #: Limits of ``example_questions``: how many, and how long each.
 MAX_EXAMPLE_QUESTIONS = 12
@@ -225,6 +227,13 @@ class Settings(BaseSettings):
         ge=1,
         description="A document file larger than this is refused before it is read, and so "
         "is a DOCX or PDF whose content would inflate past it.",
+    )
+    upload_max_bytes: int = Field(
+        default=DEFAULT_UPLOAD_MAX_BYTES,
+        ge=1,
+        description="A document uploaded from the admin pages larger than this is refused "
+        "(413) before it is stored; it is then read under CITEWALL_DOCUMENT_MAX_BYTES as any "
+        "document is.",
     )
 
     # -- corpus protection (docs/distillation.md) ---------------------------------------------

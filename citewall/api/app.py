@@ -22,6 +22,7 @@ from citewall.api.limits import (
     RateLimiter,
     SlidingWindowLimiter,
     body_limit,
+    upload_body_limit,
 )
 from citewall.api.metrics import ApiMetrics, MetricsMiddleware
 from citewall.api.responses import EncodableJSONResponse
@@ -43,6 +44,7 @@ from citewall.api.routes import (
     resolution,
     search,
     sources,
+    uploads,
 )
 from citewall.api.shared_limiter import RedisWindowLimiter, connect
 from citewall.api.spa import install_spa
@@ -96,6 +98,7 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
         auth,
         admin,
         playbooks,
+        uploads,
         preview,
         sources,
         eval_questions,
@@ -111,7 +114,11 @@ def create_app(runtime: Runtime | None = None) -> FastAPI:
     # (so every response) -> the body deadline (outermost: it times every read and closes the
     # connection of any response given before the body was in).
     embed_origins = runtime.settings.embed_origins
-    app.add_middleware(BodySizeLimitMiddleware, max_bytes=body_limit(runtime.settings))
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=body_limit(runtime.settings),
+        upload_max_bytes=upload_body_limit(runtime.settings),
+    )
     app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     if embed_origins:

@@ -94,32 +94,55 @@ def body_limit(settings: Settings) -> int:
     return 12 * settings.max_message_chars + 16_384
 
 
+#: The route that carries a document (base64) in its body: it has a limit of its own.
+UPLOADS_PATH = "/api/v1/admin/uploads"
+
+
+def upload_body_limit(settings: Settings) -> int:
+    """Largest body of an upload: the largest document as base64 (4 bytes per 3) plus the
+    other fields.
+
+    >>> upload_body_limit(Settings(upload_max_bytes=3_000))
+    20384
+    """
+    return 4 * math.ceil(settings.upload_max_bytes / 3) + 16_384
+
+
 class BodySizeLimitMiddleware:
     """Refuse oversized bodies before anything parses them.
 
     A declared ``Content-Length`` over the limit is answered 413 at once; a chunked body is
-    counted as it arrives and the read fails with a 413 once over.
+    counted as it arrives and the read fails with a 413 once over. ``upload_max_bytes``: the
+    limit of the uploads route's body instead (None: the same as every route's).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.upload_max_bytes = upload_max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        max_bytes = self.max_bytes
         message = (
-            f"request body over {self.max_bytes} bytes; messages are limited to "
+            f"request body over {max_bytes} bytes; messages are limited to "
             "CITEWALL_MAX_MESSAGE_CHARS characters"
         )
+        if self.upload_max_bytes is not None and scope.get("path") == UPLOADS_PATH:
+            max_bytes = self.upload_max_bytes
+            message = (
+                f"request body over {max_bytes} bytes; uploaded documents are limited to "
+                "CITEWALL_UPLOAD_MAX_BYTES bytes"
+            )
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.max_bytes:
+                if declared > max_bytes:
                     await JSONResponse({"detail": message}, status_code=413)(scope, receive, send)
                     return
         seen = 0
@@ -129,7 +152,7 @@ class BodySizeLimitMiddleware:
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > max_bytes:
                     # An HTTPException: FastAPI passes it through from a body read, while it
                     # turns any other exception there into a generic 400.
                     raise HTTPException(status_code=413, detail=message)

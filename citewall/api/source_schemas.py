@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
+from citewall.storage.models import SourceKind
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -47,7 +48,7 @@ class RegisteredSourcePublic(BaseModel):
     model_config = _STRICT
 
     id: int
-    kind: Literal["site", "folder", "cards", "playbooks"]
+    kind: SourceKind
     location: str
     license: str | None
     every_s: int | None

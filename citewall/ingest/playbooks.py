@@ -40,8 +40,9 @@ from citewall.storage.models import CardRow
 SessionFactory = Callable[[], Any]
 #: Where the playbooks source is registered (its ``location``): the admin pages.
 PLAYBOOKS_LOCATION = "admin pages"
-#: One write to the KB at a time in this process (two would race to publish the indexes).
-_WRITES = threading.Lock()
+#: One write to the KB at a time in this process (two would race to publish the indexes): every
+#: change made from the admin pages (playbooks, disabling, uploads) holds it.
+KB_WRITES = threading.Lock()
 
 
 class CardRefusedError(UserError):
@@ -142,7 +143,7 @@ def save_playbook(
     ``ConflictError``: the id is taken, or someone saved since ``base_version``;
     ``NotFoundError``: no such playbook to edit.
     """
-    with _WRITES:
+    with KB_WRITES:
         with writer.session_factory() as session:
             latest = card_versions.latest_number(session, card.id)
             row = card_store.get_card(session, card.id)
@@ -208,7 +209,7 @@ def set_card_enabled(
     (indexed from its row). ``NotFoundError`` for no such card; ``ConflictError`` when it is in
     that state already."""
     state = "enabled" if enabled else "disabled"
-    with _WRITES:
+    with KB_WRITES:
         with writer.session_factory() as session:
             row = card_store.get_card(session, card_id)
             if row is None:

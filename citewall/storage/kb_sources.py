@@ -242,9 +242,12 @@ def record_sync(
     run: SyncRun,
     state: SourceState | None,
     audit_event: AuditEvent | None = None,
+    *,
+    commit: bool = True,
 ) -> SyncRun:
     """Store ``run`` and, when it was applied, the source's new state; schedule the next sync.
-    ``audit_event`` (the change to the cards) is appended in the same transaction.
+    ``audit_event`` (the change to the cards) is appended in the same transaction;
+    ``commit=False`` leaves it open for the caller's own rows (the run has its id already).
 
     A held or failed run leaves the source's cards as they were (``state`` None keeps them).
     """
@@ -275,7 +278,10 @@ def record_sync(
         session.add(row)
         if audit_event is not None:
             session.add(entry_row(audit_event, run.started_at))
-        session.commit()
+        if commit:
+            session.commit()
+        else:
+            session.flush()
         return _run(row)
 
 
@@ -319,3 +325,10 @@ def source_runs(session: Session, source_id: int, limit: int = 20) -> list[SyncR
     )
     with storage_errors(session, "reading the source's syncs"):
         return [_run(r) for r in session.scalars(query)]
+
+
+def runs_by_id(session: Session, run_ids: Sequence[int]) -> dict[int, SyncRun]:
+    """The stored runs among ``run_ids``, by id."""
+    query = select(IngestRun).where(IngestRun.id.in_(list(run_ids)))
+    with storage_errors(session, "reading the runs"):
+        return {row.id: _run(row) for row in session.scalars(query)}

@@ -434,9 +434,10 @@ class UsedHostToken(Base):
 
 
 #: What a registered KB source is: a help center (sitemap or page), a document folder, a card
-#: file, or the playbooks written in the admin pages (``ingest.playbooks``).
-SourceKind = Literal["site", "folder", "cards", "playbooks"]
-SOURCE_KINDS: tuple[SourceKind, ...] = ("site", "folder", "cards", "playbooks")
+#: file, the playbooks written in the admin pages (``ingest.playbooks``), or the folder of
+#: documents uploaded there (``ingest.uploads``).
+SourceKind = Literal["site", "folder", "cards", "playbooks", "uploads"]
+SOURCE_KINDS: tuple[SourceKind, ...] = ("site", "folder", "cards", "playbooks", "uploads")
 
 #: How a sync ended: the KB now matches the source, the change was held for an admin to
 #: confirm (the source shrank too much), or the source could not be read at all.
@@ -455,7 +456,7 @@ class KBSource(Base):
     __tablename__ = "kb_sources"
     __table_args__ = (
         UniqueConstraint("kind", "location"),
-        CheckConstraint("kind IN ('site', 'folder', 'cards', 'playbooks')", name="kind"),
+        CheckConstraint("kind IN ('site', 'folder', 'cards', 'playbooks', 'uploads')", name="kind"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -503,6 +504,35 @@ class IngestRun(Base):
 
     def __repr__(self) -> str:
         return f"IngestRun(id={self.id!r}, source_id={self.source_id!r}, status={self.status!r})"
+
+
+class Upload(Base):
+    """A document uploaded from the admin pages (``ingest.uploads``): stored as ``name`` in the
+    uploads folder, with the cards its last ingest made and that run. Uploading the same
+    ``name`` again replaces it (the row is updated)."""
+
+    __tablename__ = "uploads"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: The file's name in the uploads folder (a slug of the uploaded name, its suffix kept).
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    #: The name the admin's file had.
+    filename: Mapped[str] = mapped_column(StringType(255))
+    format: Mapped[str] = mapped_column(String(16))
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    url: Mapped[str | None] = mapped_column(StringType(2000), default=None)
+    license: Mapped[str | None] = mapped_column(TextType(), default=None)
+    audiences: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    card_ids: Mapped[list[str]] = mapped_column(JSONType(), default=list)
+    run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("ingest_runs.id", ondelete="SET NULL"), default=None
+    )
+    uploaded_by: Mapped[str] = mapped_column(StringType(320))
+    uploaded_by_user_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    uploaded_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"Upload(id={self.id!r}, name={self.name!r})"
 
 
 #: Where an admin saved a test question from: a conversation turn, a knowledge gap, a rated answer.

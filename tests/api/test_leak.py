@@ -8,6 +8,7 @@ know how to call fails the test, so a route added later is covered or noticed.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import uuid
 from collections.abc import Iterator
@@ -92,7 +93,7 @@ class World:
             return [*ids, "999999", "not-a-number"]
         if name == "playbook_id":  # admin routes only
             return ["pb-leak-test", "no-such-playbook"]
-        if name in ("source_id", "question_id", "handoff_id"):  # admin routes only
+        if name in ("source_id", "question_id", "handoff_id", "upload_id"):  # admin routes only
             return ["1", "999999", "not-a-number"]
         raise AssertionError(f"leak test: no realistic values for path parameter {name!r}")
 
@@ -142,6 +143,12 @@ class World:
             return [None, "6h", "6x"]
         if name in ("id", "body", "reply"):  # a playbook (admin only)
             return ["pb-leak-test", "Which internal playbook says CWLEAK?", None]
+        if name == "filename":  # an upload (admin only)
+            return ["leak-test.md", "leak-test.exe"]
+        if name == "content_base64":
+            return [base64.b64encode(b"# Leak test upload\n\nNotes.").decode("ascii"), "@@"]
+        if name in ("url", "license"):
+            return [None, "javascript:alert(1)"]
         if "enum" in schema:
             return list(schema["enum"])
         if schema.get("type") == "integer":

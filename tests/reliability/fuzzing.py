@@ -20,6 +20,7 @@ response schema are fuzzed too, next to the generated ids.
 
 from __future__ import annotations
 
+import base64
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -120,12 +121,21 @@ def real_path_ids(rig: Rig) -> dict[str, list[str]]:
     playbook = {"id": "pb-fuzzed", "title": "Fuzzed playbook", "body": "Notes.", "reply": "Hi."}
     made = rig.client.post("/api/v1/admin/playbooks", json=playbook, headers=admin)
     assert made.status_code in (201, 409), made.text
+    # A document uploaded in the admin pages (what it serves has its own tests).
+    upload = {
+        "filename": "fuzzed-upload.md",
+        "content_base64": base64.b64encode(b"# Fuzzed upload\n\nNotes.").decode("ascii"),
+        "visibility": "internal",
+    }
+    uploaded = rig.client.post("/api/v1/admin/uploads", json=upload, headers=admin)
+    assert uploaded.status_code == 201, uploaded.text
     return {
         "conversation_id": conversations,
         "card_id": [c["id"] for c in page["cards"]],
         "playbook_id": [playbook["id"]],
         "user_id": sorted({c["user_id"] for c in everyone}),
         "source_id": [str(source.id)],
+        "upload_id": [str(uploaded.json()["id"])],
     }
 
 

@@ -72,8 +72,8 @@ def test_fuzz_every_operation(
     assert total >= len(all_operations) * (1 if negative else 2)  # cases really ran
     # The {id} routes: of conversations, messages, cards (and disabling them), users (exposure,
     # erasure), a source (its runs, syncing, removing it), a handoff's conversation, a saved
-    # test question and playbooks.
-    assert len(id_routes) == 21, sorted(id_routes)
+    # test question, playbooks and an upload's removal.
+    assert len(id_routes) == 22, sorted(id_routes)
     for label, stats in id_routes.items():
         two_xx = sum(n for code, n in stats.statuses.items() if 200 <= code < 300)
         if not label.startswith("GET "):  # writes: real ids in their own tests (real_id_cases)
@@ -121,6 +121,8 @@ ADMIN_WRITES = frozenset(
         "POST /api/v1/admin/sources",
         "POST /api/v1/admin/sources/{source_id}/sync",
         "DELETE /api/v1/admin/sources/{source_id}",
+        "POST /api/v1/admin/uploads",
+        "DELETE /api/v1/admin/uploads/{upload_id}",
         *(f"POST /api/v1/admin/cards/{{card_id}}/{change}" for change in ("disable", "enable")),
     }
 )

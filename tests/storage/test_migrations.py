@@ -42,6 +42,7 @@ TABLES = {
     "audit_log",
     "erasures",
     "leases",
+    "uploads",
 }
 
 #: What a downgrade must never empty (it drops only its own columns and tables).
@@ -70,10 +71,10 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
         assert not set(inspect(engine).get_table_names()) & TABLES
 
         migrate(fresh_database_url)
-        assert current_revision(engine) == head_revision() == "0020"
+        assert current_revision(engine) == head_revision() == "0021"
         assert set(inspect(engine).get_table_names()) >= TABLES
         migrate(engine)  # idempotent
-        assert current_revision(engine) == "0020"
+        assert current_revision(engine) == "0021"
 
         downgrade(engine)
         assert current_revision(engine) is None
@@ -86,7 +87,7 @@ def test_upgrade_from_empty_then_downgrade_to_base_and_back(fresh_database_url: 
             assert {r[0] for r in leftovers} <= {"alembic_version"}
 
         migrate(engine)
-        assert current_revision(engine) == "0020"
+        assert current_revision(engine) == "0021"
     finally:
         engine.dispose()
 

@@ -16,6 +16,8 @@ import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { navigate } from "../router";
 import { cardPath } from "./AdminCard";
 import { DataTable, type Column } from "./DataTable";
+import { FormField } from "./FormField";
+import { UploadDocument } from "./UploadDocument";
 
 export function playbookPath(id: string | null): string {
   return id === null ? "/admin/playbooks/new" : `/admin/playbooks/${encodeURIComponent(id)}`;
@@ -116,6 +118,7 @@ export function AdminPlaybooks(props: { client: ApiClient }): ReactNode {
           />
         )}
       </LoadState>
+      <UploadDocument client={props.client} />
     </section>
   );
 }
@@ -215,26 +218,26 @@ export function PlaybookEditor(props: {
         </p>
       )}
       <form className="playbook-form" onSubmit={(e) => void submit(e)} data-testid="playbook-form">
-        <Field label="Id" problem={fields.id}>
+        <FormField label="Id" problem={fields.id}>
           <input
             value={draft.id}
             disabled={current !== null}
             onChange={(e) => set("id")(e.target.value)}
             placeholder="pb-refund-exceptions"
           />
-        </Field>
-        <Field label="Title" problem={fields.title}>
+        </FormField>
+        <FormField label="Title" problem={fields.title}>
           <input value={draft.title} onChange={(e) => set("title")(e.target.value)} />
-        </Field>
-        <Field label="Groups (none: every member)" problem={fields.audiences}>
+        </FormField>
+        <FormField label="Groups (none: every member)" problem={fields.audiences}>
           <input value={draft.audiences} onChange={(e) => set("audiences")(e.target.value)} />
-        </Field>
-        <Field label="Staff notes (Markdown)" problem={fields.body}>
+        </FormField>
+        <FormField label="Staff notes (Markdown)" problem={fields.body}>
           <textarea rows={10} value={draft.body} onChange={(e) => set("body")(e.target.value)} />
-        </Field>
-        <Field label="Tell the member (plain prose, optional)" problem={fields.reply}>
+        </FormField>
+        <FormField label="Tell the member (plain prose, optional)" problem={fields.reply}>
           <textarea rows={3} value={draft.reply} onChange={(e) => set("reply")(e.target.value)} />
-        </Field>
+        </FormField>
         <button type="submit" disabled={busy}>
           {busy ? "Saving…" : "Save"}
         </button>
@@ -268,26 +271,5 @@ export function PlaybookEditor(props: {
         </>
       )}
     </>
-  );
-}
-
-function Field(props: {
-  label: string;
-  problem: string | undefined;
-  children: ReactNode;
-}): ReactNode {
-  return (
-    <div className="form-field">
-      <label>
-        {props.label}
-        <br />
-        {props.children}
-      </label>
-      {props.problem && (
-        <p className="field-problem" role="alert">
-          {props.problem}
-        </p>
-      )}
-    </div>
   );
 }

@@ -59,6 +59,9 @@ import type {
   SourceRemoved,
   StreamEvent,
   SyncRunPublic,
+  UploadCreate,
+  UploadPublic,
+  UploadRemoved,
 } from "./types";
 
 const BASE = "/api/v1";
@@ -504,6 +507,24 @@ export class ApiClient {
   /** Delete the source's cards from the KB, then unregister it. */
   removeSource(id: number): Promise<SourceRemoved> {
     return this.request<SourceRemoved>(`/admin/sources/${id}`, { method: "DELETE" });
+  }
+
+  /** The documents uploaded from the admin pages, newest first. */
+  uploads(): Promise<UploadPublic[]> {
+    return this.request<UploadPublic[]>("/admin/uploads");
+  }
+
+  /** Upload a document (its bytes base64): read and ingested as a document folder is. */
+  upload(body: UploadCreate): Promise<UploadPublic> {
+    return this.request<UploadPublic>("/admin/uploads", {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Remove an uploaded document and its cards from every index. */
+  removeUpload(id: number): Promise<UploadRemoved> {
+    return this.request<UploadRemoved>(`/admin/uploads/${id}`, { method: "DELETE" });
   }
 
   feedbackReport(filter: FeedbackFilter): Promise<FeedbackReport> {

@@ -736,6 +736,52 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/uploads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Uploads
+     * @description Every uploaded document, newest first, with its cards and the run that ingested it.
+     */
+    get: operations["list_uploads_api_v1_admin_uploads_get"];
+    put?: never;
+    /**
+     * Create Upload
+     * @description Upload a document (PDF, DOCX, HTML, Markdown) into the uploads source: read and ingested
+     *     as ``citewall ingest`` reads a folder, served at once; the same name again replaces it.
+     */
+    post: operations["create_upload_api_v1_admin_uploads_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/uploads/{upload_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete Upload
+     * @description Remove an uploaded document: its cards leave every index and the catalogue, its file the
+     *     uploads folder.
+     */
+    delete: operations["delete_upload_api_v1_admin_uploads__upload_id__delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/admin/preview": {
     parameters: {
       query?: never;
@@ -2502,7 +2548,7 @@ export interface components {
        * Kind
        * @enum {string}
        */
-      kind: "site" | "folder" | "cards" | "playbooks";
+      kind: "site" | "folder" | "cards" | "playbooks" | "uploads";
       /** Location */
       location: string;
       /** License */
@@ -2817,6 +2863,75 @@ export interface components {
       /** Raw */
       raw: string;
     };
+    /**
+     * UploadCreate
+     * @description A document from the form.
+     */
+    UploadCreate: {
+      /** Filename */
+      filename: string;
+      /** Content Base64 */
+      content_base64: string;
+      /**
+       * Visibility
+       * @enum {string}
+       */
+      visibility: "internal" | "external";
+      /** Url */
+      url?: string | null;
+      /** License */
+      license?: string | null;
+      /** Audiences */
+      audiences?: string[];
+    };
+    /**
+     * UploadPublic
+     * @description An uploaded document, its cards and the run that ingested it.
+     */
+    UploadPublic: {
+      /** Id */
+      id: number;
+      /** Name */
+      name: string;
+      /** Filename */
+      filename: string;
+      /** Format */
+      format: string;
+      /** Size Bytes */
+      size_bytes: number;
+      /**
+       * Visibility
+       * @enum {string}
+       */
+      visibility: "internal" | "external";
+      /** Url */
+      url: string | null;
+      /** License */
+      license: string | null;
+      /** Audiences */
+      audiences: string[];
+      /** Card Ids */
+      card_ids: string[];
+      /** Uploaded By */
+      uploaded_by: string;
+      /**
+       * Uploaded At
+       * Format: date-time
+       */
+      uploaded_at: string;
+      run: components["schemas"]["SyncRunPublic"] | null;
+    };
+    /**
+     * UploadRemoved
+     * @description A removed upload and the run that removed its cards.
+     */
+    UploadRemoved: {
+      /** Id */
+      id: number;
+      /** Name */
+      name: string;
+      run: components["schemas"]["SyncRunPublic"];
+    };
     /** ValidationError */
     ValidationError: {
       /** Location */
@@ -2917,6 +3032,9 @@ export type SourceRemoved = components["schemas"]["SourceRemoved"];
 export type SyncRefusal = components["schemas"]["SyncRefusal"];
 export type SyncRunPublic = components["schemas"]["SyncRunPublic"];
 export type UnreadableStored = components["schemas"]["UnreadableStored"];
+export type UploadCreate = components["schemas"]["UploadCreate"];
+export type UploadPublic = components["schemas"]["UploadPublic"];
+export type UploadRemoved = components["schemas"]["UploadRemoved"];
 export type ValidationError = components["schemas"]["ValidationError"];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -5884,6 +6002,270 @@ export interface operations {
         };
       };
       /** @description The card was refused: each problem names its field. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  list_uploads_api_v1_admin_uploads_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UploadPublic"][];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A card id of the document belongs to another source's card. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document is over CITEWALL_UPLOAD_MAX_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document was refused (not a document type, not base64, a bad url, or the loader's refusal naming the file, line and field). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  create_upload_api_v1_admin_uploads_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UploadCreate"];
+      };
+    };
+    responses: {
+      /** @description Successful Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UploadPublic"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A card id of the document belongs to another source's card. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document is over CITEWALL_UPLOAD_MAX_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document was refused (not a document type, not base64, a bad url, or the loader's refusal naming the file, line and field). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Over the per-member rate limit; see Retry-After. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A required part (database, vector store) is unavailable; nothing was saved. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+    };
+  };
+  delete_upload_api_v1_admin_uploads__upload_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        upload_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UploadRemoved"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Authenticated, but the role may not use this route (admin only). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description Unknown id, or not yours. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description A card id of the document belongs to another source's card. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document is over CITEWALL_UPLOAD_MAX_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorPublic"];
+        };
+      };
+      /** @description The document was refused (not a document type, not base64, a bad url, or the loader's refusal naming the file, line and field). */
       422: {
         headers: {
           [name: string]: unknown;
