@@ -102,7 +102,8 @@ def performance(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title=f"entry performance ({period})")
+    members = f", members of {audience}" if audience else ""
+    table = Table(title=f"entry performance ({period}{members})")
     columns = ["card", "period", "retrieved", "cited", "cite rate", "mean rank", "last cited"]
     for column in [*columns, "external", "audiences"]:
         table.add_column(

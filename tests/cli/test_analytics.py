@@ -84,6 +84,10 @@ def test_performance_json_and_table(sqlite_cli: CliRunner) -> None:
     assert day[0]["period_start"] == datetime.now(UTC).date().isoformat()
     table = run(sqlite_cli, "analytics", "performance", "--period", "week")
     assert table.exit_code == 0 and "refunds" in table.stdout and "playbook" in table.stdout
+    assert "entry performance (week)" in table.stdout
+    for_group = run(sqlite_cli, "analytics", "performance", "--audience", "enterprise")
+    assert for_group.exit_code == 0, for_group.output
+    assert "entry performance (all, members of enterprise)" in for_group.stdout
 
 
 def test_events_filters(sqlite_cli: CliRunner) -> None:
