@@ -5,16 +5,17 @@ Small talk ("hi", "thanks") gets a friendly reply without retrieval
 (``answer_status="small_talk"``); so does a question written in another language than the
 knowledge base's: one sentence saying which language the assistant answers in
 (``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
-with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
+with the conversation (``runtime.AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
 citation, even after attribution), gets one honest sentence instead, with no sources and
 ``answer_status="not_found"``.
 
-Corpus protection (``chat.corpus_protection``, docs/distillation.md): ``AnswerPolicy.cap``
-limits the answer sentences that copy an internal card, also while streaming; ``admit`` (the
-member's exposure budget, ``chat.budget``) sees the retrieved context before anything is
-generated and may restrict the turn to the context's external cards; the answer records which
-internal cards it cited or copied from (``Answer.exposures``).
+Corpus protection (``chat.corpus_protection``, docs/distillation.md): the verbatim cap
+(``AnswerPolicy.max_internal_sentences``) limits the answer sentences that copy an internal
+card, also while streaming; ``admit`` (the member's exposure budget, ``chat.budget``) sees the
+retrieved context before anything is generated and may restrict the turn to the context's
+external cards; the answer records which internal cards it cited or copied from
+(``Answer.exposures``).
 
 ``stream_answer`` yields the turn as events: text deltas, one ``Generating`` before the model's
 first delta (what the answer is written from), then one frozen ``Answer``; ``answer_question``
@@ -34,7 +35,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from citewall.boundary.staff_only import StaffVocabulary
 from citewall.chat.corpus_protection import (
     CapCounter,
     SentenceGate,
@@ -48,15 +48,14 @@ from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation
 from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
-from citewall.config import KbLanguage
 from citewall.errors import GenerationError, UserError
 from citewall.generation.attribution import attribute
-from citewall.generation.followup import Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
 from citewall.kb.audiences import Viewer, retrievable_for
-from citewall.retrieval.answerability import Decider, Signals, measure
+from citewall.retrieval.answerability import Signals, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
+from citewall.runtime import AnswerPolicy
 from citewall.storage.models import AnswerStatus, Restriction
 from citewall.storage.sources import StoredSource
 from citewall.storage.turns import AnswerRecord
@@ -67,26 +66,6 @@ from citewall.text.language import other_language_reply
 NOTHING_FOUND = (
     "I couldn't find anything about that in the knowledge base, so I can't answer it from there."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerPolicy:
-    """How a turn decides what to retrieve with and whether to answer (built from settings by
-    the runtime). ``thresholds=None`` answers whenever something was retrieved."""
-
-    condenser: Condenser = field(default_factory=RuleCondenser)
-    #: The abstention decision (fixed ``Thresholds`` or the KB's calibration).
-    thresholds: Decider | None = None
-    #: The verbatim cap on internal text (None: no cap).
-    cap: VerbatimCap | None = None
-    #: Consecutive words shared with an internal card that count as copying it (exposure).
-    span_words: int = 10
-    #: The KB's language: a question confidently in another gets ``other_language_reply``
-    #: (None: every question is retrieved).
-    kb_language: KbLanguage | None = "en"
-    #: The KB's staff-only vocabulary: answer sentences the detector flags are removed on
-    #: every generator (``chat.staff_check``); None: no staff-only check.
-    staff_vocabulary: StaffVocabulary | None = None
 
 
 #: The exposure budget's say on a turn: called once with the retrieved context (empty for small
@@ -282,8 +261,8 @@ def stream_answer(
     )
     yield start
     counter = (
-        CapCounter(policy.cap, context.chunks)
-        if policy.cap is not None and any(not c.is_external for c in context.chunks)
+        CapCounter(VerbatimCap(policy.max_internal_sentences, policy.span_words), context.chunks)
+        if policy.max_internal_sentences > 0 and any(not c.is_external for c in context.chunks)
         else None
     )
     staff = (

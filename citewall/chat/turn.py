@@ -24,8 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.chat.budget import ExposureGate
-from citewall.chat.corpus_protection import VerbatimCap
-from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
+from citewall.chat.pipeline import Answer, answer_question, clean_question
 from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
@@ -88,25 +87,6 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
                 turns.pop()  # a later answer to the same question replaced it
             turns.append(Turn(role="assistant", content=m.content))
     return tuple(turns)
-
-
-def answer_policy(runtime: Runtime) -> AnswerPolicy:
-    """The runtime's condensation, answerability, verbatim cap and staff-only check, as the
-    pipeline takes them."""
-    s = runtime.settings
-    cap = (
-        VerbatimCap(max_sentences=s.max_internal_sentences, span_words=s.verbatim_span_words)
-        if s.max_internal_sentences > 0
-        else None
-    )
-    return AnswerPolicy(
-        condenser=runtime.condenser,
-        thresholds=runtime.thresholds,
-        cap=cap,
-        span_words=s.verbatim_span_words,
-        kb_language=s.kb_language,
-        staff_vocabulary=runtime.staff_vocabulary() if s.staff_only_check else None,
-    )
 
 
 def check_conversation_room(message_count: int, max_messages: int, adding: int = 2) -> None:
@@ -269,7 +249,7 @@ def run_turn(
             embedder=runtime.embedder,
             viewer=viewer,
             history=plan.history,
-            policy=answer_policy(runtime),
+            policy=runtime.answer_policy(),
             admit=gate.admit,
         )
         return persist_turn(
@@ -294,5 +274,5 @@ def preview_answer(runtime: Runtime, *, viewer: Viewer, question: str) -> Answer
         generator=runtime.generator,
         embedder=runtime.embedder,
         viewer=viewer,
-        policy=answer_policy(runtime),
+        policy=runtime.answer_policy(),
     )

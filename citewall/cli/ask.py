@@ -25,11 +25,12 @@ def ask(
     """Answer a question from the ingested KB and print the citations and the path label."""
     with cli_errors():
         # Deferred: the models cost seconds to import; `citewall --help` should not.
-        from citewall.chat.pipeline import AnswerPolicy, answer_question
+        from citewall.chat.pipeline import answer_question
         from citewall.config import get_settings
         from citewall.generation.factory import build_condenser, build_generator
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.factory import build_decider, build_retriever
+        from citewall.runtime import AnswerPolicy
         from citewall.storage.artifacts import shared_store
 
         settings = get_settings()

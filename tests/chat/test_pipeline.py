@@ -9,7 +9,6 @@ import pytest
 from citewall.chat.pipeline import (
     NOTHING_FOUND,
     Answer,
-    AnswerPolicy,
     Generating,
     answer_question,
     stream_answer,
@@ -18,6 +17,7 @@ from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.kb.audiences import CardFilter, Viewer
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
+from citewall.runtime import AnswerPolicy
 from citewall.storage.sources import StoredSource
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context
