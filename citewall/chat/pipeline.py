@@ -48,7 +48,7 @@ from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation
 from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
-from citewall.errors import GenerationError, UserError
+from citewall.errors import GenerationError
 from citewall.generation.attribution import attribute
 from citewall.generation.protocols import Generator, Turn
 from citewall.kb.audiences import Viewer, retrievable_for
@@ -61,6 +61,7 @@ from citewall.storage.sources import StoredSource
 from citewall.storage.turns import AnswerRecord
 from citewall.text.cleaning import clean_text
 from citewall.text.language import other_language_reply
+from citewall.text.question import CleanQuestion
 
 #: The honest answer when the knowledge base does not answer the question (no citations).
 NOTHING_FOUND = (
@@ -115,17 +116,6 @@ class Generating:
 AnswerEvent = str | Generating | Answer
 
 
-def clean_question(question: str) -> str:
-    """The question as the pipeline uses and stores it: ``clean_text``, stripped.
-
-    ``UserError`` when nothing is left, e.g. for ``"\u200b"``.
-    """
-    cleaned = clean_text(question).strip() if isinstance(question, str) else ""
-    if not cleaned:
-        raise UserError("the question is empty; ask something, e.g. 'How do refunds work?'")
-    return cleaned
-
-
 def without_small_talk(history: Sequence[Turn]) -> list[Turn]:
     """The conversation without its small talk ("hi", "thanks") and the replies to it: a
     follow-up leans on the last question, not on the "thanks" in between.
@@ -145,7 +135,7 @@ def without_small_talk(history: Sequence[Turn]) -> list[Turn]:
 
 
 def answer_question(
-    question: str,
+    question: CleanQuestion,
     *,
     retriever: Retriever,
     generator: Generator,
@@ -155,7 +145,8 @@ def answer_question(
     policy: AnswerPolicy = AnswerPolicy(),
     admit: Admit = admit_all,
 ) -> Answer:
-    """Answer ``question`` from the knowledge base (non-streaming)."""
+    """Answer ``question`` (cleaned where it entered, ``text.question``) from the knowledge base
+    (non-streaming)."""
     final: Answer | None = None
     for event in stream_answer(
         question,
@@ -176,7 +167,7 @@ def answer_question(
 
 
 def stream_answer(
-    question: str,
+    question: CleanQuestion,
     *,
     retriever: Retriever,
     generator: Generator,
@@ -199,7 +190,6 @@ def stream_answer(
     allow (``kb.audiences.retrievable_for``), so nothing after it can see another card. Left
     out, it is a member in no group: the least a caller that forgets it can be shown.
     """
-    question = clean_question(question)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     # Small talk, and a question in another language than the KB's, are answered unretrieved.

@@ -32,6 +32,7 @@ def ask(
         from citewall.retrieval.factory import build_decider, build_retriever
         from citewall.runtime import AnswerPolicy
         from citewall.storage.artifacts import shared_store
+        from citewall.text.question import clean_question
 
         settings = get_settings()
         embedder = load_embedder(settings)
@@ -45,7 +46,11 @@ def ask(
             kb_language=settings.kb_language,
         )
         answer = answer_question(
-            question, retriever=retriever, generator=generator, embedder=embedder, policy=policy
+            clean_question(question),
+            retriever=retriever,
+            generator=generator,
+            embedder=embedder,
+            policy=policy,
         )
     if as_json:
         typer.echo(json.dumps(_as_json(answer), indent=2, ensure_ascii=False))

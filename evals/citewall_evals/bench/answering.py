@@ -18,6 +18,7 @@ from citewall.generation.protocols import Generator
 from citewall.retrieval.answerability import Decider
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.runtime import AnswerPolicy
+from citewall.text.question import clean_question
 from citewall_evals.bench.stats import p50_p95, percentile
 from citewall_evals.retrieval.followups import FollowUp
 
@@ -44,7 +45,7 @@ def run(
                     (conversation.followup, conversation.history),
                 ):
                     answer = answer_question(
-                        question,
+                        clean_question(question),
                         retriever=retriever,
                         generator=generator,
                         embedder=embedder,

@@ -38,6 +38,7 @@ from citewall.retrieval.retriever import HybridRetriever
 from citewall.runtime import Runtime
 from citewall.storage.cards import every_card
 from citewall.storage.models import CardRow
+from citewall.text.question import clean_question
 from citewall_evals.harness import judge_calibrated_on_demo
 from citewall_evals.member_answers import MemberAnswer
 from citewall_evals.own_kb.gate import PROFILE, Thresholds
@@ -108,7 +109,7 @@ def resolve_expected(
 
 def _ask(runtime: Runtime, q: KbQuestion) -> Answer:
     return answer_question(
-        q.question,
+        clean_question(q.question),
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
