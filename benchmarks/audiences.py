@@ -35,6 +35,7 @@ from citewall.ingest.loaders import load_cards  # noqa: E402
 from citewall.kb.audiences import EVERY_CARD, Viewer, retrievable_for  # noqa: E402
 from citewall.kb.card import Card  # noqa: E402
 from citewall.retrieval.embedder import load_embedder  # noqa: E402
+from citewall.retrieval.factory import fusion_settings  # noqa: E402
 from citewall.retrieval.lexical_index import load_bm25, save_bm25  # noqa: E402
 from citewall.retrieval.protocols import LexicalIndex  # noqa: E402
 from citewall.retrieval.records import index_text  # noqa: E402
@@ -97,7 +98,11 @@ def run(chunks: int, rounds: int, real_pool: int = 1000) -> dict[str, Any]:
             partial(load_bm25, Path(tmp) / "bm25")
         )
         retriever = HybridRetriever(
-            settings, embedder=embedder, vector_index=index, lexical=lexical, reranker=None
+            fusion_settings(settings),
+            embedder=embedder,
+            vector_index=index,
+            lexical=lexical,
+            reranker=None,
         )
         totals: dict[str, list[float]] = {name: [] for name in READERS}
         dense: dict[str, list[float]] = {name: [] for name in READERS}

@@ -31,6 +31,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -69,9 +70,11 @@ from citewall.config import Settings, load_settings  # noqa: E402
 from citewall.ingest.chunking import chunk_card  # noqa: E402
 from citewall.kb.audiences import EVERY_CARD  # noqa: E402
 from citewall.kb.card import Card  # noqa: E402
+from citewall.retrieval.factory import fusion_settings  # noqa: E402
 from citewall.retrieval.protocols import Embedder, Reranker  # noqa: E402
 from citewall.retrieval.records import ChunkRecord, index_text  # noqa: E402
 from citewall.retrieval.reloading import ReloadingArtifact  # noqa: E402
+from citewall.retrieval.retriever import FusionSettings  # noqa: E402
 from citewall_evals.bench.corpus import chunk_records, synthetic_cards  # noqa: E402
 from citewall_evals.bench.stats import p50_p95  # noqa: E402
 from citewall_evals.retrieval.metrics import ndcg_at_k, recall_at_k  # noqa: E402
@@ -111,16 +114,24 @@ def _passages(records: Sequence[ChunkRecord]) -> list[Passage]:
     return [Passage(r.chunk_id, r.parent_id, index_text(r)) for r in records]
 
 
+#: The bench must time what the full path costs, never a skipped rerank.
+BENCH_BUDGET_MS = 600_000
+
+
 def _tmp_settings(settings: Settings, data_dir: Path) -> Settings:
     return settings.model_copy(
         update={
             "data_dir": data_dir,
             "database_url": None,
             "chroma_url": None,
-            # The bench must time what the full path costs, never a skipped rerank.
-            "rerank_budget_ms": 600_000,
+            "rerank_budget_ms": BENCH_BUDGET_MS,
         }
     )
+
+
+def bench_fusion(settings: Settings) -> FusionSettings:
+    """The retriever's settings as the bench runs them: the configured ones, unbudgeted."""
+    return replace(fusion_settings(settings), rerank_budget_ms=BENCH_BUDGET_MS)
 
 
 def _exact_scan(vecs: npt.NDArray[np.float32], k: int) -> Callable[[npt.NDArray[np.float32]], Any]:
@@ -259,7 +270,7 @@ def quality_and_demo_ingest(
 def latency_at(
     size: int,
     *,
-    settings: Settings,
+    fusion: FusionSettings,
     demo: Sequence[Card],
     queries: Sequence[str],
     rerank_queries: Sequence[str],
@@ -289,7 +300,6 @@ def latency_at(
     vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
     row: dict[str, Any] = {"chunks": size, "build_s": {}}
     with tempfile.TemporaryDirectory(prefix="citewall-compare-") as tmp:
-        s = _tmp_settings(settings, Path(tmp))
         t0 = time.perf_counter()
         index = ChromaVectorIndex.persistent(Path(tmp) / "chroma", "bench")
         index.upsert(records, vecs)
@@ -301,7 +311,7 @@ def latency_at(
 
         def retriever(rr: Reranker | None, emb: Embedder = embedder) -> HybridRetriever:
             return HybridRetriever(
-                s,
+                fusion,
                 embedder=emb,
                 vector_index=index,
                 lexical=ReloadingArtifact(partial(load_bm25, Path(tmp) / "bm25")),
@@ -316,7 +326,7 @@ def latency_at(
             stages.append(ctx.timings_ms)
             return ctx
 
-        scan = _exact_scan(vecs, s.dense_top_k)
+        scan = _exact_scan(vecs, fusion.dense_top_k)
         qvecs = {q: embedder.embed_query(q) for q in queries}
         fast_calls: dict[str, Callable[[str], Any]] = {
             CW_RRF: cw_rrf_call,
@@ -403,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from citewall.config import hf_offline_env
     from citewall.ingest.loaders import load_cards
     from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
+    from citewall.retrieval.factory import rerank_settings
     from citewall.retrieval.reranker import load_reranker
 
     for key, value in hf_offline_env().items():
@@ -417,8 +428,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     settings = settings.model_copy(update={"reranker_model": model_path, "reranker_enabled": True})
     before = settings.model_copy(update={"model_runtime": "torch", "reranker_precision": "fp32"})
     embedder, embedder_before = load_embedder(settings), load_embedder(before)
-    reranker, status = load_reranker(settings)
-    reranker_before, status_before = load_reranker(before)
+    reranker, status = load_reranker(rerank_settings(settings))
+    reranker_before, status_before = load_reranker(rerank_settings(before))
     if reranker is None or reranker_before is None:
         raise SystemExit(f"cross-encoder not loaded: {status} / {status_before}")
     models = load_models(model_path, max_length=settings.reranker_max_length)
@@ -469,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         result["sizes"].append(
             latency_at(
                 size,
-                settings=settings,
+                fusion=bench_fusion(settings),
                 demo=demo,
                 queries=texts,
                 rerank_queries=texts[: args.rerank_queries],

@@ -2,6 +2,11 @@
 
 Models load once per process (importing torch and loading the embedder costs seconds);
 request handlers borrow them from the ``Runtime`` and never build their own.
+
+Each component gets its own record of settings, not ``Settings`` whole (docs/architecture.md,
+"Component settings"): the retriever a ``FusionSettings``, the cross-encoder a
+``RerankSettings`` (both built by ``retrieval.factory``, which ingest's calibration uses too),
+and the turn and answer path an ``AnswerPolicy``, built here (``answer_policy``).
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.boundary.staff_only import StaffVocabulary
 from citewall.boundary.staff_vocabulary import StaffVocabularySource
-from citewall.config import Settings
+from citewall.config import KbLanguage, Settings
 from citewall.generation.factory import build_condenser, build_generator
-from citewall.generation.followup import Condenser
+from citewall.generation.followup import Condenser, RuleCondenser
 from citewall.generation.protocols import Generator
 from citewall.retrieval.answerability import Decider
 from citewall.retrieval.embedder import load_embedder
@@ -29,6 +34,48 @@ from citewall.storage import db, schema
 from citewall.storage.artifacts import DatabaseArtifactStore
 from citewall.storage.types import utcnow
 from citewall.text.language import load_detector
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPolicy:
+    """What the answer pipeline reads (``answer_policy`` builds it from settings): how a turn
+    decides what to retrieve with, whether to answer, and what it may repeat of internal
+    cards. ``thresholds=None`` answers whenever something was retrieved."""
+
+    condenser: Condenser = field(default_factory=RuleCondenser)
+    #: The abstention decision (fixed ``Thresholds`` or the KB's calibration).
+    thresholds: Decider | None = None
+    #: Answer sentences that may copy internal text verbatim (``chat.corpus_protection``
+    #: ``VerbatimCap``); 0: no cap.
+    max_internal_sentences: int = 0
+    #: Consecutive words shared with an internal card that count as copying it (the verbatim
+    #: cap and the exposure record).
+    span_words: int = 10
+    #: The KB's language: a question confidently in another gets ``other_language_reply``
+    #: (None: every question is retrieved).
+    kb_language: KbLanguage | None = "en"
+    #: The KB's staff-only vocabulary: answer sentences the detector flags are removed on
+    #: every generator (``chat.staff_check``); None: no staff-only check.
+    staff_vocabulary: StaffVocabulary | None = None
+
+
+def answer_policy(
+    settings: Settings,
+    *,
+    condenser: Condenser,
+    thresholds: Decider | None,
+    staff_vocabulary: Callable[[], StaffVocabulary],
+) -> AnswerPolicy:
+    """The turn's ``AnswerPolicy`` from ``settings`` (``staff_vocabulary`` is asked only when
+    the staff-only check is on)."""
+    return AnswerPolicy(
+        condenser=condenser,
+        thresholds=thresholds,
+        max_internal_sentences=settings.max_internal_sentences,
+        span_words=settings.verbatim_span_words,
+        kb_language=settings.kb_language,
+        staff_vocabulary=staff_vocabulary() if settings.staff_only_check else None,
+    )
 
 
 @dataclass(slots=True)
@@ -77,6 +124,16 @@ class Runtime:
             condenser=build_condenser(settings, generator),
             thresholds=build_decider(settings, artifacts),
             staff_vocabulary=StaffVocabularySource(session_factory),
+        )
+
+    def answer_policy(self) -> AnswerPolicy:
+        """The policy of a turn starting now: built per turn, so that the staff-only
+        vocabulary is the current KB version's."""
+        return answer_policy(
+            self.settings,
+            condenser=self.condenser,
+            thresholds=self.thresholds,
+            staff_vocabulary=self.staff_vocabulary,
         )
 
     def retriever_status(self) -> dict[str, Any]:

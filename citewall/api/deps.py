@@ -1,6 +1,9 @@
-"""Request dependencies: the runtime, a database session, the current user and role checks.
+"""Request dependencies: the runtime, a database session, the metrics, the rate limiter, the
+current user and role checks.
 
-``SessionDep``, ``CurrentUser`` and ``AdminUser`` are the aliases routes declare. The bearer
+``SessionDep``, ``MetricsDep``, ``LimiterDep``, ``CurrentUser`` and ``AdminUser`` are the
+aliases routes declare: a route takes ``request: Request`` only for what only the request has
+(its headers, its address). The bearer
 scheme is declared with ``HTTPBearer`` so OpenAPI shows it; missing, malformed, unknown,
 revoked and expired tokens all answer 401 with ``WWW-Authenticate: Bearer``; a member on an
 admin route 403. With the admin proxy configured (``auth.proxy``), a request without a bearer
@@ -78,6 +81,24 @@ def get_sign_in(request: Request) -> SignIn:
 
 
 SignInDep = Annotated[SignIn, Depends(get_sign_in)]
+
+
+def get_metrics(request: Request) -> ApiMetrics:
+    """The process's Prometheus metrics (built by ``create_app``)."""
+    metrics: ApiMetrics = request.app.state.metrics
+    return metrics
+
+
+MetricsDep = Annotated[ApiMetrics, Depends(get_metrics)]
+
+
+def get_limiter(request: Request) -> RateLimiter:
+    """The process's rate limiter (per process, or shared in Redis; built by ``create_app``)."""
+    limiter: RateLimiter = request.app.state.limiter
+    return limiter
+
+
+LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 BearerCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
 
 
@@ -136,10 +157,11 @@ def proxy_assertion(
     return value if carries_assertion and not citewall_token else None
 
 
-def proxy_admin(request: Request, session: Session, proxy: AdminProxy, assertion: str) -> User:
+def proxy_admin(
+    request: Request, session: Session, proxy: AdminProxy, assertion: str, metrics: ApiMetrics
+) -> User:
     """The admin the proxy's ``assertion`` names, counted in ``citewall_sign_ins_total``; the
     CSRF rule applies to unsafe methods (the assertion is an ambient credential)."""
-    metrics: ApiMetrics = request.app.state.metrics
     try:
         user = proxy.admin(session, assertion)
     except TokenRejected as exc:
@@ -164,6 +186,8 @@ def get_caller(
     runtime: RuntimeDep,
     sign_in: SignInDep,
     credentials: BearerCredentials,
+    metrics: MetricsDep,
+    limiter: LimiterDep,
 ) -> Caller:
     """The authenticated caller or 401; counts toward the rate limit.
 
@@ -173,7 +197,7 @@ def get_caller(
     proxy = sign_in.admin_proxy
     assertion = proxy_assertion(request, proxy, credentials) if proxy is not None else None
     if proxy is not None and assertion is not None:
-        caller = Caller(proxy_admin(request, session, proxy, assertion), "admin_proxy")
+        caller = Caller(proxy_admin(request, session, proxy, assertion, metrics), "admin_proxy")
     else:
         token = bearer_token(credentials)
         try:
@@ -188,7 +212,6 @@ def get_caller(
     except SQLAlchemyError as exc:
         raise StorageError("could not check the token") from exc
     # Per member, not per token: a member with several tokens shares one limit.
-    limiter: RateLimiter = request.app.state.limiter
     limiter.hit(f"user:{caller.user.id}")
     return caller
 
@@ -226,13 +249,15 @@ def get_admin_user(caller: CallerDep, sign_in: SignInDep) -> User:
 AdminUser = Annotated[User, Depends(get_admin_user)]
 
 
-def is_admin_caller(request: Request, runtime: Runtime) -> bool:
+def is_admin_caller(
+    request: Request, runtime: Runtime, sign_in: SignIn, metrics: ApiMetrics
+) -> bool:
     """Whether ``request`` comes from an admin, for a route that is open to everyone but tells
     admins more (``/readyz``): the admin proxy's assertion when the proxy is configured, else
     an admin bearer token. Never raises and never answers 401: credentials that are missing,
     bad or cannot be checked (the database down) simply count as none.
     """
-    proxy: AdminProxy | None = request.app.state.sign_in.admin_proxy
+    proxy = sign_in.admin_proxy
     scheme, token = get_authorization_scheme_param(request.headers.get("Authorization"))
     token = token.strip()
     credentials = None
@@ -244,7 +269,7 @@ def is_admin_caller(request: Request, runtime: Runtime) -> bool:
                 assertion = proxy_assertion(request, proxy, credentials)
                 if assertion is None:
                     return False
-                user: User | None = proxy_admin(request, session, proxy, assertion)
+                user: User | None = proxy_admin(request, session, proxy, assertion, metrics)
             else:
                 if credentials is None or len(token) > 512:
                     return False

@@ -19,6 +19,7 @@ from citewall.storage.conversations import TITLE_MAX_CHARS
 from citewall.storage.feedback import COMMENT_MAX_CHARS
 from citewall.storage.models import AnswerStatus, Rating
 from citewall.text.cleaning import clean_text
+from citewall.text.question import CleanQuestion
 
 __all__ = [
     "MAX_OFFSET",
@@ -62,6 +63,12 @@ class _Public(BaseModel):
 # -- requests --------------------------------------------------------------------------------
 
 
+def _question(value: str) -> CleanQuestion:
+    """A question as it enters: ``_typed_text``, stripped; the one place a request's question
+    is cleaned (``text.question``)."""
+    return CleanQuestion(_typed_text("message", value).strip())
+
+
 def _typed_text(name: str, value: str) -> str:
     """Text a person typed, as citewall uses it: NUL and blank text refused; control and
     invisible formatting characters removed (``clean_text``)."""
@@ -78,13 +85,15 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(min_length=1, description="The question (length limit: settings).")
+    message: CleanQuestion = Field(
+        min_length=1, description="The question (length limit: settings)."
+    )
     conversation_id: str | None = Field(default=None, max_length=100)
 
     @field_validator("message")
     @classmethod
-    def _clean(cls, value: str) -> str:
-        return _typed_text("message", value)
+    def _clean(cls, value: str) -> CleanQuestion:
+        return _question(value)
 
 
 class ConversationRename(BaseModel):
@@ -407,7 +416,9 @@ class AdminPreviewRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(min_length=1, description="The question (length limit: settings).")
+    message: CleanQuestion = Field(
+        min_length=1, description="The question (length limit: settings)."
+    )
     groups: list[str] = Field(
         default_factory=list,
         max_length=20,
@@ -416,8 +427,8 @@ class AdminPreviewRequest(BaseModel):
 
     @field_validator("message")
     @classmethod
-    def _clean(cls, value: str) -> str:
-        return _typed_text("message", value)
+    def _clean(cls, value: str) -> CleanQuestion:
+        return _question(value)
 
     @field_validator("groups")
     @classmethod

@@ -5,16 +5,17 @@ Small talk ("hi", "thanks") gets a friendly reply without retrieval
 (``answer_status="small_talk"``); so does a question written in another language than the
 knowledge base's: one sentence saying which language the assistant answers in
 (``answer_status="other_language"``, ``text.language``). A follow-up is retrieved
-with the conversation (``AnswerPolicy.condenser``); a question the retrieved context cannot
+with the conversation (``runtime.AnswerPolicy.condenser``); a question the retrieved context cannot
 answer (``AnswerPolicy.thresholds``), or an answer nothing in the context supports (no valid
 citation, even after attribution), gets one honest sentence instead, with no sources and
 ``answer_status="not_found"``.
 
-Corpus protection (``chat.corpus_protection``, docs/distillation.md): ``AnswerPolicy.cap``
-limits the answer sentences that copy an internal card, also while streaming; ``admit`` (the
-member's exposure budget, ``chat.budget``) sees the retrieved context before anything is
-generated and may restrict the turn to the context's external cards; the answer records which
-internal cards it cited or copied from (``Answer.exposures``).
+Corpus protection (``chat.corpus_protection``, docs/distillation.md): the verbatim cap
+(``AnswerPolicy.max_internal_sentences``) limits the answer sentences that copy an internal
+card, also while streaming; ``admit`` (the member's exposure budget, ``chat.budget``) sees the
+retrieved context before anything is generated and may restrict the turn to the context's
+external cards; the answer records which internal cards it cited or copied from
+(``Answer.exposures``).
 
 ``stream_answer`` yields the turn as events: text deltas, one ``Generating`` before the model's
 first delta (what the answer is written from), then one frozen ``Answer``; ``answer_question``
@@ -34,7 +35,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from citewall.boundary.staff_only import StaffVocabulary
 from citewall.chat.corpus_protection import (
     CapCounter,
     SentenceGate,
@@ -48,45 +48,25 @@ from citewall.citations.enrich import enrich_citations
 from citewall.citations.models import Citation
 from citewall.citations.provenance import keep_copies_internal
 from citewall.citations.reconcile import reconcile
-from citewall.config import KbLanguage
-from citewall.errors import GenerationError, UserError
+from citewall.errors import GenerationError
 from citewall.generation.attribution import attribute
-from citewall.generation.followup import Condenser, RuleCondenser
 from citewall.generation.protocols import Generator, Turn
 from citewall.kb.audiences import Viewer, retrievable_for
-from citewall.retrieval.answerability import Decider, Signals, measure
+from citewall.retrieval.answerability import Signals, measure
 from citewall.retrieval.protocols import Embedder, Retriever
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
+from citewall.runtime import AnswerPolicy
 from citewall.storage.models import AnswerStatus, Restriction
 from citewall.storage.sources import StoredSource
 from citewall.storage.turns import AnswerRecord
 from citewall.text.cleaning import clean_text
 from citewall.text.language import other_language_reply
+from citewall.text.question import CleanQuestion
 
 #: The honest answer when the knowledge base does not answer the question (no citations).
 NOTHING_FOUND = (
     "I couldn't find anything about that in the knowledge base, so I can't answer it from there."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerPolicy:
-    """How a turn decides what to retrieve with and whether to answer (built from settings by
-    the runtime). ``thresholds=None`` answers whenever something was retrieved."""
-
-    condenser: Condenser = field(default_factory=RuleCondenser)
-    #: The abstention decision (fixed ``Thresholds`` or the KB's calibration).
-    thresholds: Decider | None = None
-    #: The verbatim cap on internal text (None: no cap).
-    cap: VerbatimCap | None = None
-    #: Consecutive words shared with an internal card that count as copying it (exposure).
-    span_words: int = 10
-    #: The KB's language: a question confidently in another gets ``other_language_reply``
-    #: (None: every question is retrieved).
-    kb_language: KbLanguage | None = "en"
-    #: The KB's staff-only vocabulary: answer sentences the detector flags are removed on
-    #: every generator (``chat.staff_check``); None: no staff-only check.
-    staff_vocabulary: StaffVocabulary | None = None
 
 
 #: The exposure budget's say on a turn: called once with the retrieved context (empty for small
@@ -136,17 +116,6 @@ class Generating:
 AnswerEvent = str | Generating | Answer
 
 
-def clean_question(question: str) -> str:
-    """The question as the pipeline uses and stores it: ``clean_text``, stripped.
-
-    ``UserError`` when nothing is left, e.g. for ``"\u200b"``.
-    """
-    cleaned = clean_text(question).strip() if isinstance(question, str) else ""
-    if not cleaned:
-        raise UserError("the question is empty; ask something, e.g. 'How do refunds work?'")
-    return cleaned
-
-
 def without_small_talk(history: Sequence[Turn]) -> list[Turn]:
     """The conversation without its small talk ("hi", "thanks") and the replies to it: a
     follow-up leans on the last question, not on the "thanks" in between.
@@ -166,7 +135,7 @@ def without_small_talk(history: Sequence[Turn]) -> list[Turn]:
 
 
 def answer_question(
-    question: str,
+    question: CleanQuestion,
     *,
     retriever: Retriever,
     generator: Generator,
@@ -176,7 +145,8 @@ def answer_question(
     policy: AnswerPolicy = AnswerPolicy(),
     admit: Admit = admit_all,
 ) -> Answer:
-    """Answer ``question`` from the knowledge base (non-streaming)."""
+    """Answer ``question`` (cleaned where it entered, ``text.question``) from the knowledge base
+    (non-streaming)."""
     final: Answer | None = None
     for event in stream_answer(
         question,
@@ -197,7 +167,7 @@ def answer_question(
 
 
 def stream_answer(
-    question: str,
+    question: CleanQuestion,
     *,
     retriever: Retriever,
     generator: Generator,
@@ -220,7 +190,6 @@ def stream_answer(
     allow (``kb.audiences.retrievable_for``), so nothing after it can see another card. Left
     out, it is a member in no group: the least a caller that forgets it can be shown.
     """
-    question = clean_question(question)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     # Small talk, and a question in another language than the KB's, are answered unretrieved.
@@ -282,8 +251,8 @@ def stream_answer(
     )
     yield start
     counter = (
-        CapCounter(policy.cap, context.chunks)
-        if policy.cap is not None and any(not c.is_external for c in context.chunks)
+        CapCounter(VerbatimCap(policy.max_internal_sentences, policy.span_words), context.chunks)
+        if policy.max_internal_sentences > 0 and any(not c.is_external for c in context.chunks)
         else None
     )
     staff = (

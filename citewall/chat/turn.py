@@ -24,8 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from citewall.chat.budget import ExposureGate
-from citewall.chat.corpus_protection import VerbatimCap
-from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, clean_question
+from citewall.chat.pipeline import Answer, answer_question
 from citewall.chat.titles import first_title, next_title
 from citewall.errors import CitewallError, ConflictError, ConversationFullError, StorageError
 from citewall.generation.protocols import Turn
@@ -34,6 +33,7 @@ from citewall.runtime import Runtime
 from citewall.storage import conversations, turns
 from citewall.storage.models import Message, new_uuid
 from citewall.storage.turns import NewConversation, Retitle, TurnRecord
+from citewall.text.question import CleanQuestion
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +43,8 @@ class TurnPlan:
     conversation_id: str
     is_new: bool
     title: str
-    #: The question to answer (cleaned; for a regeneration, the stored last question).
-    question: str
+    #: The question to answer (for a regeneration, the stored last question).
+    question: CleanQuestion
     history: tuple[Turn, ...]
     #: The answer a regeneration replaces (None: a new question).
     regenerates: str | None = None
@@ -90,25 +90,6 @@ def history_turns(messages: Sequence[Message]) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
-def answer_policy(runtime: Runtime) -> AnswerPolicy:
-    """The runtime's condensation, answerability, verbatim cap and staff-only check, as the
-    pipeline takes them."""
-    s = runtime.settings
-    cap = (
-        VerbatimCap(max_sentences=s.max_internal_sentences, span_words=s.verbatim_span_words)
-        if s.max_internal_sentences > 0
-        else None
-    )
-    return AnswerPolicy(
-        condenser=runtime.condenser,
-        thresholds=runtime.thresholds,
-        cap=cap,
-        span_words=s.verbatim_span_words,
-        kb_language=s.kb_language,
-        staff_vocabulary=runtime.staff_vocabulary() if s.staff_only_check else None,
-    )
-
-
 def check_conversation_room(message_count: int, max_messages: int, adding: int = 2) -> None:
     """Raise ``ConversationFullError`` when ``adding`` more messages (a turn: 2; a regenerated
     answer: 1) would pass the limit."""
@@ -123,7 +104,7 @@ def plan_turn(
     session: Session,
     *,
     user_id: int,
-    question: str,
+    question: CleanQuestion,
     conversation_id: str | None,
     max_conversation_messages: int,
 ) -> TurnPlan:
@@ -132,7 +113,6 @@ def plan_turn(
     Raises ``NotFoundError`` for an unknown conversation, another user's or one its member
     deleted, and ``ConversationFullError`` when the conversation is at its length limit.
     """
-    question = clean_question(question)
     try:
         if conversation_id is None:
             return TurnPlan(new_uuid(), True, first_title(question), question, ())
@@ -172,14 +152,15 @@ def plan_regeneration(
         str(conversation.id),
         False,
         conversation.title,
-        question.content,
+        # Stored as it was cleaned when it entered (``text.question``): not cleaned again.
+        CleanQuestion(question.content),
         history_turns(earlier),
         regenerates=str(answer.id),
     )
 
 
 def prepare_turn(
-    runtime: Runtime, *, user_id: int, question: str, conversation_id: str | None
+    runtime: Runtime, *, user_id: int, question: CleanQuestion, conversation_id: str | None
 ) -> TurnPlan:
     """``plan_turn`` in its own session."""
     with runtime.session_factory() as session:
@@ -252,7 +233,7 @@ def run_turn(
     *,
     user_id: int,
     viewer: Viewer,
-    question: str,
+    question: CleanQuestion,
     conversation_id: str | None,
 ) -> TurnResult:
     """Plan, answer and persist one turn (the non-streaming path). Nothing reaches the member
@@ -269,7 +250,7 @@ def run_turn(
             embedder=runtime.embedder,
             viewer=viewer,
             history=plan.history,
-            policy=answer_policy(runtime),
+            policy=runtime.answer_policy(),
             admit=gate.admit,
         )
         return persist_turn(
@@ -285,14 +266,14 @@ def run_turn(
         raise
 
 
-def preview_answer(runtime: Runtime, *, viewer: Viewer, question: str) -> Answer:
+def preview_answer(runtime: Runtime, *, viewer: Viewer, question: CleanQuestion) -> Answer:
     """The answer ``viewer`` would get to a first question, through the real pipeline with the
     runtime's policy, storing nothing (no conversation, no exposure: the admin preview)."""
     return answer_question(
-        clean_question(question),
+        question,
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
         viewer=viewer,
-        policy=answer_policy(runtime),
+        policy=runtime.answer_policy(),
     )

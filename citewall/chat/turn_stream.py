@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from citewall.chat.budget import ExposureGate
 from citewall.chat.pipeline import Answer, Generating, stopped_answer, stream_answer
-from citewall.chat.turn import TurnPlan, TurnResult, answer_policy, persist_turn
+from citewall.chat.turn import TurnPlan, TurnResult, persist_turn
 from citewall.errors import GenerationError
 from citewall.kb.audiences import Viewer
 from citewall.runtime import Runtime
@@ -36,7 +36,7 @@ class TurnStream:
         self.plan = plan
         self._runtime = runtime
         self._user_id = user_id
-        self._policy = answer_policy(runtime)
+        self._policy = runtime.answer_policy()
         self._gate = ExposureGate.of(runtime, user_id)
         self._answers = stream_answer(
             plan.question,

@@ -25,12 +25,14 @@ def ask(
     """Answer a question from the ingested KB and print the citations and the path label."""
     with cli_errors():
         # Deferred: the models cost seconds to import; `citewall --help` should not.
-        from citewall.chat.pipeline import AnswerPolicy, answer_question
+        from citewall.chat.pipeline import answer_question
         from citewall.config import get_settings
         from citewall.generation.factory import build_condenser, build_generator
         from citewall.retrieval.embedder import load_embedder
         from citewall.retrieval.factory import build_decider, build_retriever
+        from citewall.runtime import AnswerPolicy
         from citewall.storage.artifacts import shared_store
+        from citewall.text.question import clean_question
 
         settings = get_settings()
         embedder = load_embedder(settings)
@@ -44,7 +46,11 @@ def ask(
             kb_language=settings.kb_language,
         )
         answer = answer_question(
-            question, retriever=retriever, generator=generator, embedder=embedder, policy=policy
+            clean_question(question),
+            retriever=retriever,
+            generator=generator,
+            embedder=embedder,
+            policy=policy,
         )
     if as_json:
         typer.echo(json.dumps(_as_json(answer), indent=2, ensure_ascii=False))

@@ -51,6 +51,7 @@ def retrieval(
         # Deferred: models and indexes cost seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.retrieval.embedder import default_embedding_model_path, load_embedder
+        from citewall.retrieval.factory import rerank_settings
         from citewall.retrieval.reranker import (
             CrossEncoderReranker,
             build_cross_encoder,
@@ -60,17 +61,18 @@ def retrieval(
         from citewall_evals.data import DEMO_CARDS, QUESTIONS_DIR, require
 
         settings = get_settings()
-        reranker, status = load_reranker(settings)
+        rerank = rerank_settings(settings)
+        reranker, status = load_reranker(rerank)
         if reranker is None and minilm_reranker:
             model = build_cross_encoder(
                 default_embedding_model_path(),
-                max_length=settings.reranker_max_length,
+                max_length=rerank.max_length,
                 local_only=True,
             )
             reranker = CrossEncoderReranker(
                 model,
                 name="packaged MiniLM, untrained head",
-                precision="bf16" if settings.reranker_precision == "bf16" else "fp32",
+                precision="bf16" if rerank.precision == "bf16" else "fp32",
             )
             status = reranker.name
         result = run(

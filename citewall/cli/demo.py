@@ -17,6 +17,7 @@ from citewall.cli.errors import cli_errors
 from citewall.config import Settings, check_example_questions
 from citewall.errors import ConfigError, NotFoundError
 from citewall.storage import users
+from citewall.text.question import clean_question
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -105,7 +106,7 @@ def seed_support_history(runtime: Runtime) -> bool:
         runtime,
         user_id=member.id,
         viewer=users.viewer_of(member),
-        question=HANDOFF_QUESTION,
+        question=clean_question(HANDOFF_QUESTION),
         conversation_id=None,
     )
     with runtime.session_factory() as session:

@@ -164,11 +164,12 @@ def retrieval(
         # Deferred: the models and indexes take seconds to import; `citewall --help` should not.
         from citewall.config import get_settings
         from citewall.retrieval.embedder import load_embedder
+        from citewall.retrieval.factory import rerank_settings
         from citewall.retrieval.reranker import load_reranker
         from citewall_evals.retrieval.offline import evaluate
 
         settings = get_settings()
-        reranker, status = load_reranker(settings)
+        reranker, status = load_reranker(rerank_settings(settings))
         result = evaluate(
             settings,
             kb=kb,

@@ -40,6 +40,7 @@ from citewall.retrieval.calibration import (
     signal_aucs,
 )
 from citewall.retrieval.exact_index import ExactIndex
+from citewall.retrieval.factory import fusion_settings
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.retrieval.probes import (
     CardText,
@@ -114,7 +115,7 @@ def calibrate(
         partial(load_bm25, settings.bm25_dir)
     )
     retriever = HybridRetriever(
-        settings,
+        fusion_settings(settings),
         embedder=embedder,
         vector_index=ExactIndex(records, vectors),
         lexical=lexical,

@@ -1,4 +1,6 @@
-"""Assemble the retriever from settings: the one place backends are chosen."""
+"""Assemble the retriever from settings: the one place backends are chosen, and the one place
+the retrieval components' own records (``FusionSettings``, ``RerankSettings``) are built from
+``Settings``."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from citewall.retrieval.kb_embedder import KBEmbedder
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.retrieval.protocols import Embedder, Reranker
 from citewall.retrieval.reloading import ReloadingArtifact
-from citewall.retrieval.reranker import load_reranker
-from citewall.retrieval.retriever import HybridRetriever
+from citewall.retrieval.reranker import RerankSettings, load_reranker
+from citewall.retrieval.retriever import FusionSettings, HybridRetriever
 from citewall.retrieval.sentence_store import SentenceVectors, load_sentence_vectors
 from citewall.retrieval.shared_artifacts import (
     PROBE_INTERVAL_S,
@@ -56,6 +58,33 @@ def live_artifact(
     )
 
 
+def fusion_settings(settings: Settings) -> FusionSettings:
+    """What the hybrid retriever reads of ``settings``."""
+    return FusionSettings(
+        dense_top_k=settings.dense_top_k,
+        bm25_top_k=settings.bm25_top_k,
+        rrf_k=settings.rrf_k,
+        rrf_dense_weight=settings.rrf_dense_weight,
+        rrf_bm25_weight=settings.rrf_bm25_weight,
+        rerank_top_n=settings.rerank_top_n,
+        rerank_budget_ms=settings.rerank_budget_ms,
+        context_k=settings.context_k,
+    )
+
+
+def rerank_settings(settings: Settings) -> RerankSettings:
+    """What loading the cross-encoder reads of ``settings``."""
+    return RerankSettings(
+        onnx_dir=settings.onnx_dir,
+        enabled=settings.reranker_enabled,
+        model=settings.reranker_model,
+        max_length=settings.reranker_max_length,
+        runtime=settings.model_runtime,
+        precision=settings.reranker_precision,
+        torch_threads=settings.torch_threads,
+    )
+
+
 def open_vector_index(settings: Settings) -> ChromaVectorIndex:
     """The Chroma collection: a server when ``CITEWALL_CHROMA_URL`` is set, else embedded."""
     if settings.chroma_url:
@@ -86,9 +115,10 @@ def build_retriever(
     *,
     reranker_status: str = "",
     artifacts: ArtifactStore | None = None,
+    fusion: FusionSettings | None = None,
 ) -> HybridRetriever:
     """A ``HybridRetriever`` over the configured Chroma and BM25 artifact (shared through
-    ``artifacts`` when given).
+    ``artifacts`` when given), reading ``fusion`` (default: the settings').
 
     ``embedder``/``reranker`` are loaded from settings when not given (pass ``reranker=None``
     to run without one). Loading never fails for the reranker; the status line says why.
@@ -96,7 +126,7 @@ def build_retriever(
     if embedder is None:
         embedder = load_embedder(settings)
     if reranker is LOAD_FROM_SETTINGS:
-        reranker, reranker_status = load_reranker(settings)
+        reranker, reranker_status = load_reranker(rerank_settings(settings))
     elif not reranker_status:
         reranker_status = (
             f"given: {getattr(reranker, 'name', type(reranker).__name__)}"
@@ -104,7 +134,7 @@ def build_retriever(
             else "none given: retrieval runs rrf_only"
         )
     return HybridRetriever(
-        settings,
+        fusion or fusion_settings(settings),
         embedder=embedder,
         vector_index=open_vector_index(settings),
         lexical=live_artifact("bm25", settings.bm25_dir, load_bm25, artifacts),

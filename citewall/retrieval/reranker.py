@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 
-from citewall.config import RerankerPrecision, Settings
+from citewall.config import DEFAULT_RERANKER, ModelRuntime, RerankerPrecision
 from citewall.retrieval.onnx_export import (
     export_cross_encoder,
     fallback_reason,
@@ -39,6 +40,25 @@ ENABLE_HINT = (
     "set CITEWALL_RERANKER_MODEL=/path/to/cross-encoder (a local sentence-transformers "
     "CrossEncoder directory) to enable the full path"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class RerankSettings:
+    """What loading the cross-encoder reads (``load_reranker``). Built from ``Settings``
+    (``CITEWALL_RERANKER_*``, ``CITEWALL_MODEL_RUNTIME``, ``CITEWALL_TORCH_THREADS``) by
+    ``retrieval.factory.rerank_settings``; the defaults are the settings'. How many passages
+    are reranked, and in what time, is the retriever's (``FusionSettings``)."""
+
+    #: Where ONNX exports are cached (``Settings.onnx_dir``).
+    onnx_dir: Path
+    enabled: bool = True
+    #: A model name (local cache or hub) or a local path.
+    model: str = DEFAULT_RERANKER
+    max_length: int = 256
+    runtime: ModelRuntime = "onnx"
+    precision: RerankerPrecision = "fp32"
+    #: Intra-op threads per model call (None: the runtime chooses).
+    torch_threads: int | None = 1
 
 
 class CrossEncoderReranker:
@@ -141,7 +161,7 @@ def _hub_reachable(timeout_s: float = 1.5) -> bool:
 
 
 def load_reranker(
-    settings: Settings,
+    rerank: RerankSettings,
 ) -> tuple[CrossEncoderReranker | OnnxCrossEncoder | None, str]:
     """Load the configured cross-encoder, or return ``(None, why)`` without waiting long.
 
@@ -149,26 +169,26 @@ def load_reranker(
     model only) -> a local path -> the local HF cache (``local_files_only``) -> a download,
     tried only when a hub answers within ~1.5 s. Never raises.
     """
-    if not settings.reranker_enabled:
+    if not rerank.enabled:
         return None, "disabled (CITEWALL_RERANKER_ENABLED=false): retrieval runs rrf_only"
-    name = settings.reranker_model
+    name = rerank.model
     onnx_problem = ""
-    if settings.model_runtime == "onnx":
+    if rerank.runtime == "onnx":
         try:
-            onnx = _onnx_reranker(name, settings)
-            return onnx, _loaded(name, settings, onnx.runtime, onnx.precision)
+            onnx = _onnx_reranker(name, rerank)
+            return onnx, _loaded(name, rerank, onnx.runtime, onnx.precision)
         except Exception as exc:  # any failure: torch runs, and the status line says why
             onnx_problem = fallback_reason(exc)
-    if settings.torch_threads:
+    if rerank.torch_threads:
         # Deferred: torch takes seconds to import (see build_cross_encoder).
         import torch
 
-        torch.set_num_threads(settings.torch_threads)
+        torch.set_num_threads(rerank.torch_threads)
     is_path = Path(name).expanduser().exists()
     try:
         model = build_cross_encoder(
             str(Path(name).expanduser()) if is_path else name,
-            max_length=settings.reranker_max_length,
+            max_length=rerank.max_length,
             local_only=True,
         )
     except Exception as local_exc:
@@ -183,9 +203,7 @@ def load_reranker(
                 f"reachable; retrieval runs rrf_only; {ENABLE_HINT}"
             )
         try:
-            model = build_cross_encoder(
-                name, max_length=settings.reranker_max_length, local_only=False
-            )
+            model = build_cross_encoder(name, max_length=rerank.max_length, local_only=False)
         except Exception as exc:
             return None, (
                 f"not loaded: downloading {name!r} failed ({type(exc).__name__}: {exc}); "
@@ -193,40 +211,38 @@ def load_reranker(
             )
     if onnx_problem:
         log.warning("cross-encoder %r runs on torch: ONNX unavailable: %s", name, onnx_problem)
-    precision = settings.reranker_precision
+    precision = rerank.precision
     if precision == "int8":
         log.warning("cross-encoder %r: int8 runs on the onnx runtime only; torch runs fp32", name)
         precision = "fp32"
     reranker = CrossEncoderReranker(model, name=name, precision=precision)
-    status = _loaded(name, settings, reranker.runtime, precision)
+    status = _loaded(name, rerank, reranker.runtime, precision)
     return reranker, status + (f"; onnx unavailable: {onnx_problem}" if onnx_problem else "")
 
 
-def _onnx_reranker(name: str, settings: Settings) -> OnnxCrossEncoder:
+def _onnx_reranker(name: str, rerank: RerankSettings) -> OnnxCrossEncoder:
     """The cross-encoder from its cached export (exported from the seeded torch model when
     missing); raises (``OnnxUnavailable`` with the reason, mostly) when it cannot run."""
     model_dir = local_model_dir(name)
 
     def export(folder: Path) -> None:
-        if settings.torch_threads:
+        if rerank.torch_threads:
             # Deferred: torch takes seconds to import; only an export needs it here.
             import torch
 
-            torch.set_num_threads(settings.torch_threads)
-        ce = build_cross_encoder(
-            str(model_dir), max_length=settings.reranker_max_length, local_only=True
-        )
+            torch.set_num_threads(rerank.torch_threads)
+        ce = build_cross_encoder(str(model_dir), max_length=rerank.max_length, local_only=True)
         export_cross_encoder(ce, folder)
 
     model = load_onnx_model(
         model_dir,
         "cross-encoder",
-        cache_root=settings.onnx_dir,
+        cache_root=rerank.onnx_dir,
         export=export,
-        threads=settings.torch_threads,
-        max_length=settings.reranker_max_length,
+        threads=rerank.torch_threads,
+        max_length=rerank.max_length,
     )
-    precision = settings.reranker_precision
+    precision = rerank.precision
     if precision == "bf16":
         log.warning(
             "cross-encoder %r: bf16 is not supported on the onnx runtime (torch autocast only); "
@@ -248,8 +264,8 @@ def _onnx_reranker(name: str, settings: Settings) -> OnnxCrossEncoder:
     return OnnxCrossEncoder(model, name=name, precision=precision)
 
 
-def _loaded(name: str, settings: Settings, runtime: str, precision: str) -> str:
+def _loaded(name: str, rerank: RerankSettings, runtime: str, precision: str) -> str:
     return (
-        f"loaded {name!r} (max_length {settings.reranker_max_length}, runtime {runtime}, "
+        f"loaded {name!r} (max_length {rerank.max_length}, runtime {runtime}, "
         f"precision {precision})"
     )

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewall.config import Settings
 from citewall.errors import RetrievalError
 from citewall.kb.audiences import EVERY_CARD, CardFilter
 from citewall.retrieval.dedupe import best_per_parent, covering
@@ -50,6 +49,30 @@ log = logging.getLogger(__name__)
 #: (10-30 times dearer at 10k chunks, docs/audiences.md) runs only when hidden chunks crowd the
 #: head or no lexical build is loaded.
 FILTER_OVERFETCH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class FusionSettings:
+    """What the hybrid retriever reads: candidate counts, the fusion's k and weights, the
+    reranked head and its time budget, the cards returned. Built from ``Settings``
+    (``CITEWALL_DENSE_TOP_K`` and the rest) by ``retrieval.factory.fusion_settings``; the
+    defaults are the settings' (``tests/retrieval/test_fusion_settings.py`` holds them equal),
+    so a test tunes one field without a whole ``Settings``."""
+
+    #: Nearest chunks the vector store returns (``dense``).
+    dense_top_k: int = 40
+    #: BM25 hits the lexical index returns (``lexical_hits``).
+    bm25_top_k: int = 40
+    #: The ``k`` of reciprocal rank fusion (``fuse``).
+    rrf_k: int = 10
+    rrf_dense_weight: float = 1.0
+    rrf_bm25_weight: float = 1.0
+    #: The fused head the cross-encoder reranks (``rerank``).
+    rerank_top_n: int = 20
+    #: The reranker's time budget per question (``RerankBudget``).
+    rerank_budget_ms: int = 1500
+    #: Cards returned (``retrieve``), the context the generator is given.
+    context_k: int = 5
 
 
 @dataclass(slots=True)
@@ -77,7 +100,7 @@ class HybridRetriever:
 
     def __init__(
         self,
-        settings: Settings,
+        fusion: FusionSettings,
         *,
         embedder: Embedder,
         vector_index: VectorIndex,
@@ -85,13 +108,13 @@ class HybridRetriever:
         reranker: Reranker | None,
         reranker_status: str = "",
     ) -> None:
-        self.settings = settings
+        self.fusion = fusion
         self.embedder = embedder
         self.vector_index = vector_index
         self.lexical = lexical
         self.reranker = reranker
         self.reranker_status = reranker_status or ("loaded" if reranker else "not configured")
-        self.budget = RerankBudget(settings.rerank_budget_ms)
+        self.budget = RerankBudget(fusion.rerank_budget_ms)
 
     def status(self) -> dict[str, Any]:
         """For /readyz: vector store count, lexical index state, reranker state and reason."""
@@ -112,7 +135,7 @@ class HybridRetriever:
                 "loaded": self.reranker is not None,
                 "name": getattr(self.reranker, "name", None),
                 "status": self.reranker_status,
-                "budget_ms": self.settings.rerank_budget_ms,
+                "budget_ms": self.fusion.rerank_budget_ms,
             },
         }
 
@@ -127,7 +150,7 @@ class HybridRetriever:
     def dense(self, qvec: Vector, k: int | None = None, *, cards: CardFilter) -> list[Hit]:
         """The vector store's top ``k`` (default ``dense_top_k``) among the chunks ``cards``
         allows (``FILTER_OVERFETCH``); ``RetrievalError`` if down."""
-        k = k or self.settings.dense_top_k
+        k = k or self.fusion.dense_top_k
         try:
             if not cards.everything:
                 index, _ = self.lexical.current()
@@ -154,14 +177,14 @@ class HybridRetriever:
         if index is None:
             return [], f"lexical index unavailable: {error}"
         try:
-            return index.query(question, k or self.settings.bm25_top_k, cards=cards), None
+            return index.query(question, k or self.fusion.bm25_top_k, cards=cards), None
         except Exception as exc:
             log.warning("BM25 query failed, dense_only: %s", exc)
             return [], f"lexical search failed: {type(exc).__name__}: {exc}"
 
     def fuse(self, dense: Sequence[Hit], bm25: Sequence[Hit]) -> list[tuple[str, float]]:
         """Weighted RRF of the two rankings with the configured k and weights, best first."""
-        s = self.settings
+        s = self.fusion
         return rrf(
             [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]],
             k=s.rrf_k,
@@ -186,7 +209,7 @@ class HybridRetriever:
         """The fused top ``top_n`` (default ``rerank_top_n``) of ``order`` reordered by the
         cross-encoder's logits, then the rest in fused order. Ties keep the fused order (the
         sort is stable). Raises what the reranker raises."""
-        top = list(order[: top_n or self.settings.rerank_top_n])
+        top = list(order[: top_n or self.fusion.rerank_top_n])
         logits = reranker.score(question, [index_text(records[c]) for c in top])
         if len(logits) != len(top):
             raise ValueError(f"{len(logits)} scores for {len(top)} passages")
@@ -210,7 +233,7 @@ class HybridRetriever:
 
         ``vector``: the question's embedding when the caller embedded it already (calibration
         embeds its probes in one batch)."""
-        s = self.settings
+        s = self.fusion
         k = k or s.context_k
         ctx = RetrievedContext()
         timer = StageTimer()
@@ -300,7 +323,7 @@ class HybridRetriever:
             ctx.notes.append(f"reranker: {self.reranker_status}")
             timer.skipped("rerank")
             return order, "rrf_only"
-        wanted = min(len(order), self.settings.rerank_top_n)
+        wanted = min(len(order), self.fusion.rerank_top_n)
         # "full" means every card returned was scored: the head must cover k cards.
         minimum = covering(order, lambda cid: records[cid].parent_id, k)
         if minimum > wanted:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ def test_compare_latency_row_and_chart(
     )
     row = compare.latency_at(
         80,  # twice the real pool: exercises the noisy-copy path too
-        settings=settings.model_copy(update={"rerank_top_n": 8}),
+        fusion=replace(compare.bench_fusion(settings), rerank_top_n=8),
         demo=demo_cards,
         queries=queries,
         rerank_queries=queries[:1],

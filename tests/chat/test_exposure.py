@@ -19,10 +19,11 @@ from citewall.chat.corpus_protection import (
     apply_cap,
     measure_exposure,
 )
-from citewall.chat.pipeline import Answer, AnswerPolicy, answer_question, stream_answer
+from citewall.chat.pipeline import Answer, answer_question, stream_answer
 from citewall.citations.verbatim import sentence_key, words
 from citewall.generation.protocols import GeneratedReply, Turn
 from citewall.retrieval.types import ContextChunk, RetrievedContext
+from citewall.runtime import AnswerPolicy
 
 from .chat_context import FixedRetriever
 
@@ -143,7 +144,7 @@ def test_a_model_that_copies_is_capped_in_the_stream_and_the_stored_answer(
 ) -> None:
     text = f"{COPY_1} {COPY_2} {OWN}"
     context = RetrievedContext([INTERNAL, EXTERNAL], hybrid_path="rrf_only", top_dense=0.8)
-    policy = AnswerPolicy(cap=CAP, span_words=CAP.span_words)
+    policy = AnswerPolicy(max_internal_sentences=CAP.max_sentences, span_words=CAP.span_words)
     items = list(
         stream_answer(
             "How are duplicate label charges refunded?",

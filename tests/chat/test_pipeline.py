@@ -9,16 +9,16 @@ import pytest
 from citewall.chat.pipeline import (
     NOTHING_FOUND,
     Answer,
-    AnswerPolicy,
     Generating,
     answer_question,
     stream_answer,
 )
-from citewall.errors import UserError
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.kb.audiences import CardFilter, Viewer
 from citewall.retrieval.types import RetrievalRecord, RetrievedContext
+from citewall.runtime import AnswerPolicy
 from citewall.storage.sources import StoredSource
+from citewall.text.question import clean_question
 
 from .chat_context import CANARY_M, CANARY_T, KB_URL, FixedRetriever, make_context
 
@@ -166,24 +166,19 @@ def test_stream_yields_deltas_then_the_same_answer(embedder: Any) -> None:
     assert batch.content == final.content and batch.citations == final.citations
 
 
-def test_empty_question_is_a_user_error(embedder: Any) -> None:
-    with pytest.raises(UserError, match="empty"):
-        ask(embedder, "   ", make_context())
-    with pytest.raises(UserError, match="empty"):  # nothing visible is left after cleaning
-        ask(embedder, "\u200b\u202e \x07", make_context())
-
-
-def test_the_question_is_cleaned_on_every_path(embedder: Any) -> None:
+def test_the_pipeline_retrieves_the_cleaned_question_as_it_is(embedder: Any) -> None:
     # e.g. `citewall ask` with undecodable bytes in argv (a lone surrogate), or invisible
-    # characters pasted into a question.
+    # characters pasted into a question: cleaned where it enters (``clean_question``), then
+    # carried as it is by both paths (tests/text/test_question.py: the empty one is refused).
     retriever = FixedRetriever(make_context())
     kwargs: Any = {
         "retriever": retriever,
         "generator": ExtractiveGenerator(embedder),
         "embedder": embedder,
     }
-    answer_question("void\udcff a \u202elabel\u200b?\x00", **kwargs)
-    list(stream_answer("void\udcff a \u202elabel\u200b?\x00", **kwargs))
+    question = clean_question("void\udcff a \u202elabel\u200b?\x00")
+    answer_question(question, **kwargs)
+    list(stream_answer(question, **kwargs))
     assert retriever.questions == ["void\ufffd a label?"] * 2
 
 

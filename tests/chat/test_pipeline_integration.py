@@ -48,10 +48,11 @@ def kb_settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
 
 def ask(settings: Any, embedder: Any, reranker: Any) -> Any:
     from citewall.retrieval.factory import build_retriever
+    from citewall.retrieval.retriever import FusionSettings
 
     # A generous rerank budget: a loaded CI machine must not turn this into rrf_only.
-    settings = settings.model_copy(update={"rerank_budget_ms": 120_000})
-    retriever = build_retriever(settings, embedder=embedder, reranker=reranker)
+    generous = FusionSettings(rerank_budget_ms=120_000)
+    retriever = build_retriever(settings, embedder=embedder, reranker=reranker, fusion=generous)
     return answer_question(
         QUESTION, retriever=retriever, generator=ExtractiveGenerator(embedder), embedder=embedder
     )

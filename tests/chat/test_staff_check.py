@@ -15,9 +15,10 @@ from testenv import examples
 
 from citewall.boundary.staff_only import StaffVocabulary
 from citewall.chat.corpus_protection import SentenceGate, apply_cap
-from citewall.chat.pipeline import NOTHING_FOUND, Answer, AnswerPolicy, stream_answer
+from citewall.chat.pipeline import NOTHING_FOUND, Answer, stream_answer
 from citewall.chat.staff_check import REMOVED_KEY, StaffFilter
 from citewall.generation.openai_compat import OpenAICompatGenerator
+from citewall.runtime import AnswerPolicy
 from citewall_evals.llm_server import Reply, ScriptedOpenAIServer
 
 from .chat_context import FixedRetriever, make_context

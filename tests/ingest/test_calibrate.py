@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from citewall.chat.pipeline import AnswerPolicy, answer_question
+from citewall.chat.pipeline import answer_question
 from citewall.config import load_settings
 from citewall.generation.extractive import ExtractiveGenerator
 from citewall.ingest.calibrate import card_texts
@@ -19,7 +19,12 @@ from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.answerability import COVERAGE_CARDS, Thresholds, measure
 from citewall.retrieval.calibrated import CalibratedDecider, load_calibration
 from citewall.retrieval.exact_index import ExactIndex
-from citewall.retrieval.factory import build_decider, build_retriever, open_vector_index
+from citewall.retrieval.factory import (
+    build_decider,
+    build_retriever,
+    fusion_settings,
+    open_vector_index,
+)
 from citewall.retrieval.lexical_index import load_bm25
 from citewall.retrieval.probes import (
     CardText,
@@ -32,6 +37,7 @@ from citewall.retrieval.probes import (
 from citewall.retrieval.reloading import ReloadingArtifact
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.retrieval.versioned_dir import current_version
+from citewall.runtime import AnswerPolicy
 from ingest.kbfixtures import write_jsonl
 
 SHIPPING = "Do you ship to the United States and Canada?"
@@ -219,7 +225,7 @@ def test_the_calibration_sees_what_the_retriever_sees(
     records, vectors = index.all_chunks(with_embeddings=True)
     calibration = load_calibration(settings.calibration_dir)
     exact = HybridRetriever(
-        settings,
+        fusion_settings(settings),
         embedder=embedder,
         vector_index=ExactIndex(records, vectors),
         lexical=ReloadingArtifact(partial(load_bm25, settings.bm25_dir)),

@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import select
 
 from citewall.retrieval.factory import build_retriever
+from citewall.retrieval.retriever import FusionSettings
 from citewall.storage.models import Message, RetrievalEvent
 
 from .rig import QUESTIONS, Rig, build_rig, turn_integrity_problems
@@ -49,9 +50,11 @@ def _use_reranker(rig: Rig, model: Any, *, budget_ms: int) -> None:
     """Restart-equivalent: a new retriever with ``model`` and a budget, as the factory builds it."""
     from citewall.retrieval.reranker import CrossEncoderReranker
 
-    settings = rig.runtime.settings.model_copy(update={"rerank_budget_ms": budget_ms})
     reranker = CrossEncoderReranker(model, name="minilm-untrained-head", warm_up=False)
-    rig.runtime.retriever = build_retriever(settings, rig.runtime.embedder, reranker)
+    fusion = FusionSettings(rerank_budget_ms=budget_ms)
+    rig.runtime.retriever = build_retriever(
+        rig.runtime.settings, rig.runtime.embedder, reranker, fusion=fusion
+    )
 
 
 def _metric(rig: Rig, line_prefix: str) -> float:

@@ -19,6 +19,7 @@ import pytest
 
 from citewall.config import Settings, load_settings
 from citewall.retrieval.embedder import load_embedder
+from citewall.retrieval.factory import rerank_settings
 from citewall.retrieval.onnx_export import INT8_FILE, MODEL_FILE, cache_folder
 from citewall.retrieval.onnx_models import OnnxCrossEncoder, OnnxEmbedder
 from citewall.retrieval.reranker import CrossEncoderReranker, load_reranker
@@ -43,7 +44,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data_dir = tmp_path_factory.mktemp("exported")
     settings = _settings(data_dir, model_runtime="onnx")
     assert isinstance(load_embedder(settings), OnnxEmbedder)
-    reranker, status = load_reranker(settings)
+    reranker, status = load_reranker(rerank_settings(settings))
     assert isinstance(reranker, OnnxCrossEncoder), status
     return data_dir
 
@@ -84,12 +85,13 @@ def test_a_cached_export_loads_without_torch(exported: Path, tmp_path: Path) -> 
 import json, sys
 from citewall.config import load_settings
 from citewall.retrieval.embedder import load_embedder
+from citewall.retrieval.factory import rerank_settings
 from citewall.retrieval.reranker import load_reranker
 settings = load_settings(
     data_dir={str(data_dir)!r}, reranker_model={MINILM!r}, model_cache_dir=None
 )
 embedder = load_embedder(settings)
-reranker, status = load_reranker(settings)
+reranker, status = load_reranker(rerank_settings(settings))
 print(json.dumps({{
     "embedder": embedder.runtime,
     "status": status,
@@ -137,7 +139,7 @@ def test_without_onnxruntime_both_models_run_on_torch_saying_why(
     settings = _settings(_copy(exported, tmp_path), model_runtime="onnx")
     with caplog.at_level(logging.WARNING):
         embedder = load_embedder(settings)
-        reranker, status = load_reranker(settings)
+        reranker, status = load_reranker(rerank_settings(settings))
     assert embedder.runtime == "torch"
     assert isinstance(reranker, CrossEncoderReranker)
     assert "runtime torch" in status and "onnxruntime is not installed" in status
@@ -149,7 +151,7 @@ def test_without_onnxruntime_both_models_run_on_torch_saying_why(
 def test_runtime_torch_still_works(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "data", model_runtime="torch")
     embedder = load_embedder(settings)
-    reranker, status = load_reranker(settings)
+    reranker, status = load_reranker(rerank_settings(settings))
     assert embedder.runtime == "torch" and embedder.embed_query("refund").shape == (384,)
     assert isinstance(reranker, CrossEncoderReranker)
     assert "runtime torch, precision fp32" in status
@@ -160,7 +162,7 @@ def test_precision_int8_on_onnx_and_the_unsupported_combinations(
     exported: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     data_dir = _copy(exported, tmp_path)
-    int8, status = load_reranker(_settings(data_dir, reranker_precision="int8"))
+    int8, status = load_reranker(rerank_settings(_settings(data_dir, reranker_precision="int8")))
     assert isinstance(int8, OnnxCrossEncoder) and int8.precision == "int8", status
     assert "precision int8" in status
     assert (
@@ -170,9 +172,11 @@ def test_precision_int8_on_onnx_and_the_unsupported_combinations(
     assert len(scores) == 2 and all(isinstance(s, float) for s in scores)
 
     with caplog.at_level(logging.WARNING):
-        onnx_bf16, onnx_status = load_reranker(_settings(data_dir, reranker_precision="bf16"))
+        onnx_bf16, onnx_status = load_reranker(
+            rerank_settings(_settings(data_dir, reranker_precision="bf16"))
+        )
         torch_int8, torch_status = load_reranker(
-            _settings(data_dir, reranker_precision="int8", model_runtime="torch")
+            rerank_settings(_settings(data_dir, reranker_precision="int8", model_runtime="torch"))
         )
     assert isinstance(onnx_bf16, OnnxCrossEncoder) and "precision fp32" in onnx_status
     assert isinstance(torch_int8, CrossEncoderReranker) and "precision fp32" in torch_status

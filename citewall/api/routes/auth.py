@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Response
 
-from citewall.api.deps import BearerCredentials, RuntimeDep, SessionDep, SignInDep, bearer_token
+from citewall.api.deps import (
+    BearerCredentials,
+    LimiterDep,
+    MetricsDep,
+    RuntimeDep,
+    SessionDep,
+    SignInDep,
+    bearer_token,
+)
 from citewall.api.json_body import StrictJsonRoute
-from citewall.api.limits import RateLimiter
-from citewall.api.metrics import ApiMetrics
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import AuthConfigPublic, SessionPublic, SignInRequest
 from citewall.auth.rejection import TokenRejected
@@ -52,10 +58,11 @@ def auth_config(sign_in: SignInDep) -> Any:
 )
 def sign_in_with_host_token(
     body: SignInRequest,
-    request: Request,
     session: SessionDep,
     sign_in: SignInDep,
     runtime: RuntimeDep,
+    metrics: MetricsDep,
+    limiter: LimiterDep,
 ) -> Any:
     """Exchange the host site's token for a session (``role`` is ``member``).
 
@@ -65,8 +72,6 @@ def sign_in_with_host_token(
     member = sign_in.member
     if member is None:
         raise NotFoundError(NOT_CONFIGURED)
-    metrics: ApiMetrics = request.app.state.metrics
-    limiter: RateLimiter = request.app.state.limiter
     try:
         signed = member.provision(session, body.token)
         limiter.hit(f"user:{signed.user.id}")  # before a session row is written

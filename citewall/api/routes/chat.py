@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from citewall.api.answer_stream import answer_stream, public_reply, record_turn
-from citewall.api.deps import CurrentUser, CurrentViewer, RuntimeDep
+from citewall.api.deps import CurrentUser, CurrentViewer, MetricsDep, RuntimeDep
 from citewall.api.json_body import StrictJsonRoute
 from citewall.api.limits import check_message_length
-from citewall.api.metrics import ApiMetrics
 from citewall.api.responses import AUTHENTICATED, error_responses
 from citewall.api.schemas import ChatRequest, ChatResponsePublic
 from citewall.chat.turn import prepare_regeneration, prepare_turn, run_turn
@@ -38,11 +37,10 @@ def chat(
     user: CurrentUser,
     viewer: CurrentViewer,
     runtime: RuntimeDep,
-    request: Request,
+    metrics: MetricsDep,
 ) -> Any:
     """Answer ``message`` in a new or existing conversation and store the turn."""
     check_message_length(body.message, runtime.settings.max_message_chars)
-    metrics: ApiMetrics = request.app.state.metrics
     try:
         result = run_turn(
             runtime,
@@ -75,7 +73,7 @@ def chat_stream(
     user: CurrentUser,
     viewer: CurrentViewer,
     runtime: RuntimeDep,
-    request: Request,
+    metrics: MetricsDep,
 ) -> StreamingResponse:
     """SSE: ``meta`` {conversation_id}, ``token`` {delta}..., then ``final`` or ``error``.
 
@@ -88,7 +86,6 @@ def chat_stream(
     plan = prepare_turn(
         runtime, user_id=user.id, question=body.message, conversation_id=body.conversation_id
     )
-    metrics: ApiMetrics = request.app.state.metrics
     return answer_stream(TurnStream(runtime, user_id=user.id, viewer=viewer, plan=plan), metrics)
 
 
@@ -103,7 +100,7 @@ def regenerate(
     user: CurrentUser,
     viewer: CurrentViewer,
     runtime: RuntimeDep,
-    request: Request,
+    metrics: MetricsDep,
 ) -> StreamingResponse:
     """The same SSE stream as ``POST /api/v1/chat/stream``, answering the conversation's last
     question again. A new answer is stored (its ``regenerated_from`` is the answer it replaces,
@@ -111,5 +108,4 @@ def regenerate(
     has no answered question.
     """
     plan = prepare_regeneration(runtime, user_id=user.id, conversation_id=conversation_id)
-    metrics: ApiMetrics = request.app.state.metrics
     return answer_stream(TurnStream(runtime, user_id=user.id, viewer=viewer, plan=plan), metrics)

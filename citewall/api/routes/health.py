@@ -17,8 +17,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from citewall.api.deps import RuntimeDep, is_admin_caller, require_metrics_token
-from citewall.api.limits import RateLimiter
+from citewall.api.deps import (
+    LimiterDep,
+    MetricsDep,
+    RuntimeDep,
+    SignInDep,
+    is_admin_caller,
+    require_metrics_token,
+)
 from citewall.api.responses import error_responses
 from citewall.errors import CitewallError
 from citewall.storage import db
@@ -34,7 +40,13 @@ def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", responses=error_responses(503))
-def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
+def readyz(
+    runtime: RuntimeDep,
+    request: Request,
+    limiter: LimiterDep,
+    sign_in: SignInDep,
+    metrics: MetricsDep,
+) -> JSONResponse:
     """``{"status": "ready"}``, or ``"unavailable"`` with 503 when a required part is down.
 
     For an admin (the proxy's assertion when the admin proxy is configured, else an admin
@@ -56,7 +68,6 @@ def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
         log.warning("readiness: %s", exc)
         # The message names the database host; unauthenticated callers get a fixed one.
         checks["database"] = {"ok": False, "error": "unreachable (see the server log)"}
-    limiter: RateLimiter = request.app.state.limiter
     rate_limit = limiter.status()
     checks["rate_limit"] = rate_limit
     if not rate_limit["ok"] and rate_limit.get("when_down") == "closed":
@@ -66,7 +77,7 @@ def readyz(runtime: RuntimeDep, request: Request) -> JSONResponse:
         ready = False
     checks["retrieval"] = without_error_details(retrieval)
     body: dict[str, Any] = {"status": "ready" if ready else "unavailable"}
-    if is_admin_caller(request, runtime):
+    if is_admin_caller(request, runtime, sign_in, metrics):
         body["checks"] = checks
     return JSONResponse(body, status_code=200 if ready else 503)
 
@@ -109,7 +120,6 @@ def vector_store_ok(status: dict[str, Any]) -> bool:
         described={401: "CITEWALL_METRICS_TOKEN is set and the request's bearer token is not it."}
     ),
 )
-def metrics(request: Request) -> Response:
+def metrics(api_metrics: MetricsDep) -> Response:
     """Prometheus text exposition; with ``CITEWALL_METRICS_TOKEN`` set, only for that token."""
-    registry = request.app.state.metrics.registry
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+    return Response(generate_latest(api_metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from citewall.chat.pipeline import AnswerPolicy, answer_question
+from citewall.chat.pipeline import answer_question
 from citewall.generation.followup import PlainCondenser, RuleCondenser
 from citewall.generation.protocols import Generator
 from citewall.retrieval.answerability import Decider
 from citewall.retrieval.protocols import Embedder, Retriever
+from citewall.runtime import AnswerPolicy
+from citewall.text.question import clean_question
 from citewall_evals.bench.stats import p50_p95, percentile
 from citewall_evals.retrieval.followups import FollowUp
 
@@ -43,7 +45,7 @@ def run(
                     (conversation.followup, conversation.history),
                 ):
                     answer = answer_question(
-                        question,
+                        clean_question(question),
                         retriever=retriever,
                         generator=generator,
                         embedder=embedder,

@@ -27,7 +27,7 @@ from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import ingest_paths
 from citewall.kb.audiences import EVERY_CARD
 from citewall.retrieval.embedder import SentenceTransformerEmbedder, load_embedder
-from citewall.retrieval.factory import build_retriever
+from citewall.retrieval.factory import build_retriever, rerank_settings
 from citewall.retrieval.onnx_models import OnnxCrossEncoder, OnnxEmbedder
 from citewall.retrieval.protocols import Embedder, Reranker
 from citewall.retrieval.records import index_text
@@ -248,7 +248,7 @@ def run(
     torch_model = build_cross_encoder(
         model_dir, max_length=settings["torch"].reranker_max_length, local_only=True
     )
-    onnx_rr, status = load_reranker(settings["onnx"])
+    onnx_rr, status = load_reranker(rerank_settings(settings["onnx"]))
     if not isinstance(onnx_rr, OnnxCrossEncoder):
         raise RuntimeError(f"the onnx cross-encoder is unavailable: {status}")
     rerankers: dict[str, Reranker] = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from citewall.ingest.loaders import load_cards
 from citewall.ingest.pipeline import ingest_cards
 from citewall.kb.audiences import EVERY_CARD
 from citewall.kb.card import Card
+from citewall.retrieval.factory import fusion_settings
 from citewall.retrieval.lexical_index import load_bm25, save_bm25
 from citewall.retrieval.protocols import Embedder, LexicalIndex, Reranker
 from citewall.retrieval.records import index_text
@@ -84,7 +86,7 @@ def latency_at(
         modes = {"rrf_only": None, "full": reranker} if reranker else {"rrf_only": None}
         for mode, rr in modes.items():
             retriever = HybridRetriever(
-                settings.model_copy(update={"rerank_budget_ms": NO_BUDGET_MS}),
+                replace(fusion_settings(settings), rerank_budget_ms=NO_BUDGET_MS),
                 embedder=embedder,
                 vector_index=index,
                 lexical=lexical,

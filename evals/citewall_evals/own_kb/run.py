@@ -2,7 +2,7 @@
 
 The deployment is the one ``citewall serve`` would run: its settings, database, Chroma and
 lexical index, built by ``Runtime.from_settings``. Each question is answered by the production
-pipeline with the server's policy (``chat.turn.answer_policy``: condensation with the
+pipeline with the server's policy (``Runtime.answer_policy``: condensation with the
 ``conversation``, the KB's abstention calibration, the verbatim cap, the staff-only check) and
 served through the member boundary (``prose_only``, ``external_sources_only``); nothing is
 stored, so the run adds no conversation, gap or analytics row to the deployment.
@@ -33,12 +33,12 @@ from typing import Any
 from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.chat.pipeline import Answer, answer_question
-from citewall.chat.turn import answer_policy
 from citewall.errors import UserError
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.runtime import Runtime
 from citewall.storage.cards import every_card
 from citewall.storage.models import CardRow
+from citewall.text.question import clean_question
 from citewall_evals.harness import judge_calibrated_on_demo
 from citewall_evals.member_answers import MemberAnswer
 from citewall_evals.own_kb.gate import PROFILE, Thresholds
@@ -109,12 +109,12 @@ def resolve_expected(
 
 def _ask(runtime: Runtime, q: KbQuestion) -> Answer:
     return answer_question(
-        q.question,
+        clean_question(q.question),
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
         history=q.conversation,
-        policy=answer_policy(runtime),
+        policy=runtime.answer_policy(),
     )
 
 

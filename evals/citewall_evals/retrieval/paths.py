@@ -13,7 +13,7 @@ Chunk rankings become card rankings the way the retriever makes them (best chunk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from citewall.errors import UserError
@@ -99,7 +99,7 @@ def tune_fusion(runs: StageRuns, questions: Sequence[Question]) -> dict[str, Any
 def with_reranker(retriever: HybridRetriever, reranker: Reranker) -> HybridRetriever:
     """The same indexes and embedder with ``reranker`` and no time budget."""
     return HybridRetriever(
-        retriever.settings.model_copy(update={"rerank_budget_ms": NO_BUDGET_MS}),
+        replace(retriever.fusion, rerank_budget_ms=NO_BUDGET_MS),
         embedder=retriever.embedder,
         vector_index=retriever.vector_index,
         lexical=retriever.lexical,
@@ -134,7 +134,7 @@ def evaluate_paths(
     runs = runs or stage_runs(retriever, questions, lexical_required=lexical_required)
     reranker = reranker or retriever.reranker
     golds = [q.gold for q in questions]
-    s = retriever.settings
+    s = retriever.fusion
     out = {
         "dense": score_rankings("dense", [runs.cards(d) for d in runs.dense], golds),
         "bm25": score_rankings("bm25", [runs.cards(b) for b in runs.bm25], golds),
