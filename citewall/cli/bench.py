@@ -235,29 +235,41 @@ def crawl(
         max=32,
         help="Crawl threads (default CITEWALL_CRAWL_CONCURRENCY).",
     ),
+    via: str = typer.Option(
+        "ingest",
+        "--via",
+        help="ingest: `citewall ingest --site` (one thread, then the full ingest twice); "
+        "sync: the site registered as a source, `citewall sync` twice.",
+    ),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="JSON + Markdown here."),
 ) -> None:
-    """`citewall ingest --site` on a local help center: pages/s; fetching vs extraction vs
-    embedding; a re-ingest answered by 304s."""
+    """`citewall ingest --site` (or `citewall sync`, with --via sync) on a local help center:
+    pages/s; fetching vs extraction vs embedding; a re-ingest (re-sync) answered by 304s."""
     with cli_errors():
         require_evals()
         # Deferred: models, indexes and trafilatura cost seconds to import.
         from citewall.config import get_settings
         from citewall.ingest.loaders import load_cards
         from citewall.retrieval.embedder import load_embedder
-        from citewall_evals.bench.crawl import markdown, run
+        from citewall_evals.bench.crawl import markdown, markdown_sync, run, run_sync
         from citewall_evals.data import DEMO_CARDS, require
 
+        if via not in ("ingest", "sync"):
+            raise UserError(f"--via is ingest or sync, not {via!r}")
         settings = get_settings()
         if concurrency is not None:
             settings = settings.model_copy(update={"crawl_concurrency": concurrency})
-        report = run(
+        measure = run if via == "ingest" else run_sync
+        report = measure(
             settings,
             demo=load_cards([require(DEMO_CARDS)]).cards,
             pages=pages,
             embedder=load_embedder(settings),
         )
-    _write(out, "bench_crawl", report, markdown(report))
+    if via == "ingest":
+        _write(out, "bench_crawl", report, markdown(report))
+    else:
+        _write(out, "bench_crawl_sync", report, markdown_sync(report))
 
 
 @app.command("capacity")

@@ -4,8 +4,11 @@ Two ``citewall serve`` processes start with separate, empty data dirs (nothing s
 on one PostgreSQL database, one Chroma server and one Redis. A third process (``citewall
 ingest`` from a data dir of its own) adds a card: both replicas serve it, on the hybrid path,
 within 5 s. 30 searches from one member spread over both replicas at 20 a minute get exactly
-10 refusals. ``kill -9`` of one replica while members chat on both loses no acknowledged turn,
-and the other keeps answering. README "Running several replicas" shows these same commands.
+10 refusals. A card an admin disables through one replica's API is served by neither replica
+within 5 s (search and chat), enabling it brings it back on both within 5 s, and a playbook
+saved through one replica is served with its new text by the other within 5 s. ``kill -9`` of
+one replica while members chat on both loses no acknowledged turn, and the other keeps
+answering (it runs last). README "Running several replicas" shows these same commands.
 """
 
 from __future__ import annotations
@@ -15,25 +18,21 @@ import os
 import subprocess
 import threading
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import redis
-from pgdb import temporary_database
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from testenv import PG_ADMIN_URL, REDIS_URL
 
-from citewall.storage import db, users
 from citewall.storage.models import Message
 
-from .rig import QUESTIONS, ingest_small_kb, make_settings, turn_integrity_problems
-from .services import VENV_BIN, ChromaServer, ServeProcess, wait_until
+from .replica_set import Replicas, first_seen, running_replicas
+from .rig import QUESTIONS, turn_integrity_problems
+from .services import VENV_BIN, ServeProcess, wait_until
 
 pytestmark = pytest.mark.slow
 #: Members chatting while one replica is killed, and the turns each asks at most (each stays
@@ -56,103 +55,19 @@ NEW_CARD = {
 NEW_CARD_QUESTION = "Which customs form does an overseas parcel need, CN22 or CN23?"
 
 
-@dataclass
-class Replicas:
-    """The shared services, the two replicas and what a test needs to talk to them."""
-
-    database_url: str
-    chroma_url: str
-    env: dict[str, str]
-    servers: list[ServeProcess]
-    tokens: dict[str, str] = field(default_factory=dict)
-
-    def headers(self, who: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.tokens[who]}"}
-
-    def search(self, server: ServeProcess, who: str, query: str) -> httpx.Response:
-        return httpx.post(
-            f"{server.base_url}/api/v1/search",
-            json={"query": query},
-            headers=self.headers(who),
-            timeout=60,
-        )
-
-    def ready(self, server: ServeProcess) -> dict[str, Any]:
-        """The replica's /readyz as the operator sees it (with its checks)."""
-        r = httpx.get(f"{server.base_url}/readyz", headers=self.headers("operator"), timeout=10)
-        body: dict[str, Any] = r.json()
-        return body
-
-    def lexical_version(self, server: ServeProcess) -> str | None:
-        index = self.ready(server)["checks"]["retrieval"]["lexical_index"]
-        return str(index["version"]) if index["ok"] else None
-
-
-def replica_env(database_url: str, chroma_url: str, prefix: str) -> dict[str, str]:
-    """What every replica (and the ingesting process) is given: shared services only."""
-    return {
-        "CITEWALL_DATABASE_URL": database_url,
-        "CITEWALL_CHROMA_URL": chroma_url,
-        "CITEWALL_REDIS_URL": REDIS_URL,
-        "CITEWALL_REDIS_KEY_PREFIX": prefix,
-        "CITEWALL_RATE_LIMIT_PER_MINUTE": "20",
-        "CITEWALL_RERANKER_ENABLED": "false",
-        "CITEWALL_GENERATOR": "extractive",
-        "CITEWALL_LOG_LEVEL": "warning",
-    }
-
-
-def create_users(database_url: str, roles: dict[str, str]) -> dict[str, str]:
-    """Users named after ``roles``' keys with those roles; their bearer tokens."""
-    engine = db.make_engine(database_url)
-    try:
-        with db.make_session_factory(engine)() as session:
-            return {
-                who: users.create_user(session, f"{who}-{uuid.uuid4().hex[:6]}", role)[1]
-                for who, role in roles.items()
-            }
-    finally:
-        engine.dispose()
-
-
 @pytest.fixture(scope="module")
 def replicas(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Replicas]:
     """Both replicas, started once for this module (the kill test runs last)."""
-    tmp_path = tmp_path_factory.mktemp("replicas")
-    prefix = f"citewall-test-{uuid.uuid4().hex[:8]}:"
-    chroma = ChromaServer(tmp_path / "chroma").start()
-    servers: list[ServeProcess] = []
-    try:
-        with temporary_database(PG_ADMIN_URL) as database_url:
-            # The KB's first cards, ingested from a data dir no replica ever sees.
-            seed = make_settings(
-                tmp_path / "seed", database_url=database_url, chroma_url=chroma.url
-            )
-            ingest_small_kb(seed, embedder)
-            env = replica_env(database_url, chroma.url, prefix)
-            for n in (1, 2):
-                data_dir = tmp_path / f"replica-{n}"
-                data_dir.mkdir()
-                server = ServeProcess(
-                    {**env, "CITEWALL_DATA_DIR": str(data_dir)},
-                    log_path=data_dir.parent / f"replica-{n}.log",
-                )
-                servers.append(server)
-                server.start(timeout_s=240)
-                assert server.returncode is None, server.log
-            roles = {"operator": "admin", "watcher": "member", "limited": "member"}
-            roles |= {f"chat-{i}": "member" for i in range(CHAT_CLIENTS)}
-            tokens = create_users(database_url, roles)
-            yield Replicas(database_url, chroma.url, env, servers, tokens)
-            for server in servers:
-                server.kill()
-    finally:
-        for server in servers:
-            server.kill()
-        chroma.stop()
-        client = redis.Redis.from_url(REDIS_URL)
-        for key in client.scan_iter(match=prefix + "*"):
-            client.delete(key)
+    roles = {"watcher": "member", "limited": "member"}
+    roles |= {f"chat-{i}": "member" for i in range(CHAT_CLIENTS)}
+    with running_replicas(
+        tmp_path_factory.mktemp("replicas"),
+        embedder,
+        pg_admin_url=PG_ADMIN_URL,
+        redis_url=REDIS_URL,
+        roles=roles,
+    ) as running:
+        yield running
 
 
 def ingest_new_card(replicas: Replicas, tmp_path: Path) -> None:
@@ -215,6 +130,140 @@ def test_one_member_spread_over_both_replicas_gets_exactly_10_of_30_refused(
     assert codes.count(200) == 20 and codes.count(429) == 10, codes
     by_replica = [codes[n::2] for n in (0, 1)]
     assert all(200 in c and 429 in c for c in by_replica), by_replica  # the window is shared
+
+
+#: Seconds within which both replicas must serve an admin's change to a card (issue 32).
+CHANGE_S = 5.0
+#: An external card of the small KB, and a question it answers.
+TOGGLED_CARD = "help-labels-void-label"
+TOGGLED_QUESTION = QUESTIONS[0]
+#: The playbook an admin writes, then edits, through replica 1.
+PLAYBOOK_ID = "pb-warehouse-damage-claims"
+PLAYBOOK_TITLE = "Damage claims for parcels broken in a partner warehouse"
+PLAYBOOK_QUESTION = "damage claim for a parcel broken in a partner warehouse"
+
+
+def playbook_body(days: int) -> str:
+    return (
+        "A parcel broken in a partner warehouse is claimed from the warehouse, not the carrier. "
+        f"Ask the merchant for photos of the box and the label, taken within {days} days of "
+        "delivery, and open the claim from the shipment page under Warehouse damage."
+    )
+
+
+def member_serves(
+    replicas: Replicas, readers: Iterator[str], card_id: str, question: str
+) -> Callable[[ServeProcess], bool]:
+    """Whether a replica's member search finds ``card_id`` (each call as the next reader)."""
+
+    def serves(server: ServeProcess) -> bool:
+        r = replicas.search(server, next(readers), question)
+        assert r.status_code == 200, r.text
+        return card_id in [hit["card_id"] for hit in r.json()["results"]]
+
+    return serves
+
+
+def admin_serves_text(
+    replicas: Replicas, editors: Iterator[str], card_id: str, question: str, text: str
+) -> Callable[[ServeProcess], bool]:
+    """Whether a replica's admin search finds ``card_id`` with ``text`` in it."""
+
+    def serves(server: ServeProcess) -> bool:
+        r = httpx.post(
+            f"{server.base_url}/api/v1/admin/search",
+            json={"query": question},
+            headers=replicas.headers(next(editors)),
+            timeout=60,
+        )
+        assert r.status_code == 200, r.text
+        return any(h["card_id"] == card_id and text in h["text"] for h in r.json()["results"])
+
+    return serves
+
+
+def chat_source_ids(replicas: Replicas, server: ServeProcess, who: str, question: str) -> set[str]:
+    r = httpx.post(
+        f"{server.base_url}/api/v1/chat",
+        json={"message": question},
+        headers=replicas.headers(who),
+        timeout=60,
+    )
+    assert r.status_code == 200, r.text
+    return {s["card_id"] for s in r.json()["sources"]}
+
+
+def test_a_card_disabled_then_enabled_through_one_replica_reaches_both_within_5_s(
+    replicas: Replicas,
+) -> None:
+    first, _ = replicas.servers
+    readers = replicas.add_users("member", "reader", 40)
+    serves = member_serves(replicas, readers, TOGGLED_CARD, TOGGLED_QUESTION)
+    assert all(serves(server) for server in replicas.servers)
+    assert all(
+        TOGGLED_CARD in chat_source_ids(replicas, server, next(readers), TOGGLED_QUESTION)
+        for server in replicas.servers
+    )
+
+    sent = time.monotonic()
+    r = httpx.post(
+        f"{first.base_url}/api/v1/admin/cards/{TOGGLED_CARD}/disable",
+        headers=replicas.headers("operator"),
+        timeout=60,
+    )
+    assert r.status_code == 200 and r.json()["disabled_at"] is not None, r.text
+    gone = first_seen(
+        replicas.servers, lambda server: not serves(server), since=sent, limit_s=CHANGE_S
+    )
+    assert None not in gone, f"a disabled card still served after {CHANGE_S} s: {gone}"
+    for server in replicas.servers:
+        assert not serves(server)
+        assert TOGGLED_CARD not in chat_source_ids(
+            replicas, server, next(readers), TOGGLED_QUESTION
+        )
+
+    sent = time.monotonic()
+    r = httpx.post(
+        f"{first.base_url}/api/v1/admin/cards/{TOGGLED_CARD}/enable",
+        headers=replicas.headers("operator"),
+        timeout=60,
+    )
+    assert r.status_code == 200 and r.json()["disabled_at"] is None, r.text
+    back = first_seen(replicas.servers, serves, since=sent, limit_s=CHANGE_S)
+    assert None not in back, f"an enabled card not served after {CHANGE_S} s: {back}"
+    for server in replicas.servers:
+        assert TOGGLED_CARD in chat_source_ids(replicas, server, next(readers), TOGGLED_QUESTION)
+
+
+def test_a_playbook_saved_through_one_replica_is_served_with_its_new_text_by_the_other_within_5_s(
+    replicas: Replicas,
+) -> None:
+    first, second = replicas.servers
+    editors = replicas.add_users("admin", "editor", 20)
+    headers = replicas.headers("operator")
+    r = httpx.post(
+        f"{first.base_url}/api/v1/admin/playbooks",
+        json={"id": PLAYBOOK_ID, "title": PLAYBOOK_TITLE, "body": playbook_body(14)},
+        headers=headers,
+        timeout=60,
+    )
+    assert r.status_code == 201 and r.json()["version"] == 1, r.text
+    written = admin_serves_text(replicas, editors, PLAYBOOK_ID, PLAYBOOK_QUESTION, "14 days")
+    seen = first_seen(replicas.servers, written, since=time.monotonic(), limit_s=CHANGE_S)
+    assert None not in seen, f"a new playbook not served after {CHANGE_S} s: {seen}"
+
+    sent = time.monotonic()
+    r = httpx.put(
+        f"{first.base_url}/api/v1/admin/playbooks/{PLAYBOOK_ID}",
+        json={"title": PLAYBOOK_TITLE, "body": playbook_body(30), "base_version": 1},
+        headers=headers,
+        timeout=60,
+    )
+    assert r.status_code == 200 and r.json()["version"] == 2, r.text
+    edited = admin_serves_text(replicas, editors, PLAYBOOK_ID, PLAYBOOK_QUESTION, "30 days")
+    seen = first_seen([second, first], edited, since=sent, limit_s=CHANGE_S)
+    assert None not in seen, f"the edit not served after {CHANGE_S} s (replica 2, 1): {seen}"
+    assert not written(second), "replica 2 still serves the playbook's old text"
 
 
 class ChatLoad:
