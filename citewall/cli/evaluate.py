@@ -238,10 +238,18 @@ def own_kb(
     save_baseline: Path | None = typer.Option(
         None, "--save-baseline", help="Save this run's figures as a baseline file."
     ),
+    group: list[str] = typer.Option(
+        [],
+        "--group",
+        help="Ask and retrieve as a member of this group (repeatable; default: no group). "
+        "A question's own groups field wins.",
+    ),
 ) -> None:
     """Measure the configured deployment (data dir, database, Chroma: what `citewall serve`
     runs) on a team's own questions: retrieval per path, answered and not_found rates, nugget
     recall, citation quality, dangling references. Nothing is stored in the deployment.
+    Every question is answered and retrieved as one member: of the --group groups, or of the
+    question's own groups.
 
     Exit codes: 0 when every figure meets its threshold and the baseline; 1 otherwise (the
     report says which); 2 for a bad questions file, an unknown expected card, a usage error or
@@ -267,9 +275,11 @@ def own_kb(
         from citewall_evals.own_kb.questions import load_kb_questions
         from citewall_evals.own_kb.report import write_kb_reports
         from citewall_evals.own_kb.run import KbEvalOptions, evaluate_own_kb, saved_figures
+        from citewall_evals.own_kb.viewers import RunViewers, run_groups
 
-        # A malformed file or a missing baseline stops before any model loads.
+        # A malformed file, a bad group or a missing baseline stops before any model loads.
         load_kb_questions(questions)
+        viewers = RunViewers(run_groups(group))
         if baseline is not None:
             saved_figures(baseline)
         options = KbEvalOptions(
@@ -279,6 +289,7 @@ def own_kb(
             ),
             baseline=baseline,
             save_baseline=save_baseline,
+            viewers=viewers,
         )
         t0 = time.perf_counter()
         typer.echo("- loading the deployment (models, database, indexes)", err=True)
@@ -298,6 +309,9 @@ def own_kb(
 
 def _print_kb_summary(result: KbEvalResult, elapsed_s: float) -> None:
     typer.echo(f"{result.questions_file}: {elapsed_s:.1f} s")
+    typer.echo(f"asked and retrieved as {result.asked_as}")
+    for warning in result.warnings:
+        typer.echo(f"  WARNING {warning}")
     for path, scores in result.retrieval.items():
         typer.echo(
             f"retrieval {path:<7} ({scores.label}): hit@1 {scores.hit_at_1:.3f}  "

@@ -15,7 +15,9 @@ Each line asks one question of the deployment's knowledge base::
 - optionally ``facts``: short statements the answer must contain (nugget recall), only with
   ``expected``; ``conversation``: the earlier messages of a follow-up, oldest first, each
   ``{"role": "user" | "assistant", "content": ...}``; ``id``: a name for the question in the
-  report (default: ``line N``).
+  report (default: ``line N``); ``groups``: the groups of the member who asks it (a list of
+  group names, ``[]`` for a member in no group), asked and retrieved as that member instead of
+  the run's ``--group`` (``kb.audiences``).
 
 Any other field is refused (a misspelt ``expectd`` would otherwise turn an answerable question
 into a silent one). A bad line is a ``UserError`` naming the file, the line and the field.
@@ -31,8 +33,11 @@ from typing import Any
 
 from citewall.errors import UserError
 from citewall.generation.protocols import Turn
+from citewall.kb.audiences import audience_problem
 
-FIELDS = frozenset({"id", "question", "expected", "unanswerable", "facts", "conversation"})
+FIELDS = frozenset(
+    {"id", "question", "expected", "unanswerable", "facts", "conversation", "groups"}
+)
 ROLES = ("user", "assistant")
 
 
@@ -46,6 +51,8 @@ class KbQuestion:
     unanswerable: bool = False
     facts: tuple[str, ...] = ()
     conversation: tuple[Turn, ...] = ()
+    #: The asking member's groups (sorted, no duplicates); None: the run's ``--group``.
+    groups: tuple[str, ...] | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The line this question was read from, in its shortest form (``parse_line`` reads it
@@ -61,6 +68,8 @@ class KbQuestion:
             row["conversation"] = [
                 {"role": t.role, "content": t.content} for t in self.conversation
             ]
+        if self.groups is not None:
+            row["groups"] = list(self.groups)
         return row
 
 
@@ -103,6 +112,15 @@ def _turn(value: Any, field: str) -> Turn:
         raise QuestionLineError(f"{field}.role", f"must be user or assistant, not {role!r}")
     content = _text(value.get("content"), f"{field}.content")
     return Turn("user" if role == "user" else "assistant", content)
+
+
+def _groups(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise QuestionLineError("groups", f"must be a list of group names, not {_kind(value)}")
+    for i, name in enumerate(value):
+        if problem := audience_problem(name):
+            raise QuestionLineError(f"groups[{i}]", problem)
+    return tuple(sorted(set(value)))
 
 
 def _kind(value: Any) -> str:
@@ -159,7 +177,8 @@ def parse_line(row: Any, default_id: str) -> KbQuestion:
                 "conversation", f"must be a list of messages, not {_kind(value)}"
             )
         conversation = tuple(_turn(m, f"conversation[{i}]") for i, m in enumerate(value))
-    return KbQuestion(qid, question, expected, unanswerable, facts, conversation)
+    groups = _groups(row["groups"]) if "groups" in row else None
+    return KbQuestion(qid, question, expected, unanswerable, facts, conversation, groups)
 
 
 def parse_questions(data: bytes, name: str) -> list[KbQuestion]:

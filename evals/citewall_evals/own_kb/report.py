@@ -74,8 +74,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"`{report['questions_file']}`, started {report['started_at']}.",
         "",
+        f"Asked and retrieved as {report['asked_as']}.",
+        "",
     ]
     out += [f"- {line}" for line in _failures(report)]
+    out += [f"- warning: {line}" for line in report["warnings"]]
     if report.get("baseline_note"):
         out += ["", report["baseline_note"]]
     for title, (headers, rows) in sections(report):
@@ -93,9 +96,12 @@ def render_html(report: dict[str, Any]) -> str:
         f"<h1>citewall eval kb: <span class='{verdict.lower()}'>{verdict}</span></h1>",
         f"<p><code>{escape(report['questions_file'])}</code>, started "
         f"{escape(report['started_at'])}.</p>",
+        f"<p>Asked and retrieved as {escape(report['asked_as'])}.</p>",
     ]
     if failures := _failures(report):
         parts.append("<ul>" + "".join(f"<li>{escape(f)}</li>" for f in failures) + "</ul>")
+    if warnings := report["warnings"]:
+        parts.append("<ul>" + "".join(f"<li>warning: {escape(w)}</li>" for w in warnings) + "</ul>")
     if report.get("baseline_note"):
         parts.append(f"<p class='note'>{escape(report['baseline_note'])}</p>")
     for title, (headers, rows) in sections(report):

@@ -25,6 +25,10 @@ RETRIEVAL_FIGURES = (
 class KbEvalResult:
     started_at: str
     questions_file: str
+    #: Who the questions were asked and retrieved as (``RunViewers.describe``).
+    asked_as: str = "a member in no group"
+    #: Questions the run cannot score as meant (an expected card outside their groups).
+    warnings: list[str] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
@@ -74,6 +78,8 @@ class KbEvalResult:
         return {
             "questions_file": self.questions_file,
             "started_at": self.started_at,
+            "asked_as": self.asked_as,
+            "warnings": self.warnings,
             "passed": self.passed,
             "environment": self.environment,
             "timings_s": self.timings_s,

@@ -7,6 +7,11 @@ pipeline with the server's policy (``Runtime.answer_policy``: condensation with 
 served through the member boundary (``prose_only``, ``external_sources_only``); nothing is
 stored, so the run adds no conversation, gap or analytics row to the deployment.
 
+Each question is asked as one member (``own_kb.viewers``): of the run's ``--group`` groups (a
+member in no group by default) or of the question's own ``groups``. Its answer and its
+retrieval scores both come from that member's ``retrievable_for``; a question whose expected
+card that member may not see is a warning of the report, not a silent miss.
+
 Figures, each computed by the harness's own code:
 
 - retrieval per path (``retrieval.paths.evaluate_paths``, with the pipeline's condensed query):
@@ -34,6 +39,7 @@ from citewall.boundary.external import external_sources_only
 from citewall.boundary.prose import prose_only
 from citewall.chat.pipeline import Answer, answer_question
 from citewall.errors import UserError
+from citewall.kb.audiences import retrievable_for
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.runtime import Runtime
 from citewall.storage.cards import every_card
@@ -44,6 +50,7 @@ from citewall_evals.member_answers import MemberAnswer
 from citewall_evals.own_kb.gate import PROFILE, Thresholds
 from citewall_evals.own_kb.questions import KbQuestion, load_kb_questions
 from citewall_evals.own_kb.result import KbEvalResult
+from citewall_evals.own_kb.viewers import RunViewers, outside_warning
 from citewall_evals.quality.abstention import abstention
 from citewall_evals.quality.answers import (
     NuggetJudge,
@@ -65,6 +72,8 @@ class KbEvalOptions:
     thresholds: Thresholds = field(default_factory=lambda: Thresholds({}))
     baseline: Path | None = None
     save_baseline: Path | None = None
+    #: The run's groups (``viewers.run_groups``): each question is asked as a member of them.
+    viewers: RunViewers = field(default_factory=RunViewers)
 
 
 def catalogue_of(rows: Sequence[CardRow]) -> Catalogue:
@@ -107,12 +116,13 @@ def resolve_expected(
     return out
 
 
-def _ask(runtime: Runtime, q: KbQuestion) -> Answer:
+def _ask(runtime: Runtime, q: KbQuestion, viewers: RunViewers) -> Answer:
     return answer_question(
         clean_question(q.question),
         retriever=runtime.retriever,
         generator=runtime.generator,
         embedder=runtime.embedder,
+        viewer=viewers.of(q),
         history=q.conversation,
         policy=runtime.answer_policy(),
     )
@@ -159,7 +169,8 @@ def evaluate_own_kb(
 
     progress(f"answering {len(questions)} questions with the deployment's pipeline")
     t0 = time.perf_counter()
-    answers = {q.id: _ask(runtime, q) for q in questions}
+    viewers = options.viewers
+    answers = {q.id: _ask(runtime, q, viewers) for q in questions}
     timings["answers"] = round(time.perf_counter() - t0, 2)
 
     answerable = [q for q in questions if not q.unanswerable]
@@ -172,7 +183,10 @@ def evaluate_own_kb(
     asked = [
         Question(q.id, answers[q.id].retrieval_query or q.question, gold[q.id]) for q in answerable
     ]
-    retrieval = evaluate_paths(retriever, asked, lexical_required=False) if asked else {}
+    readers = [retrievable_for(viewers.of(q)) for q in answerable]
+    retrieval = (
+        evaluate_paths(retriever, asked, lexical_required=False, cards=readers) if asked else {}
+    )
     timings["retrieval"] = round(time.perf_counter() - t0, 2)
 
     progress("scoring citations, facts and dangling references")
@@ -200,9 +214,17 @@ def evaluate_own_kb(
     dangling = rate_answers(generator, served, catalogue.bare_internal_titles, role="shipped")
     timings["scoring"] = round(time.perf_counter() - t0, 2)
 
+    audiences = {r.id: tuple(r.audiences or ()) for r in rows}
+    warnings = [
+        w
+        for q in answerable
+        if (w := outside_warning(q, gold[q.id], audiences, viewers)) is not None
+    ]
     result = KbEvalResult(
         started_at=started,
         questions_file=name,
+        asked_as=viewers.describe(questions),
+        warnings=warnings,
         environment={
             "cards": len(rows),
             "internal cards": len(catalogue.internal_ids),
@@ -223,19 +245,31 @@ def evaluate_own_kb(
         citations=citations,
         answers=quality,
         dangling=dangling.as_dict(),
-        per_question=[_row(q, answers[q.id], gold.get(q.id, ())) for q in questions],
+        per_question=[
+            _row(q, answers[q.id], gold.get(q.id, ()), viewers, audiences) for q in questions
+        ],
     )
     result.threshold_failures = options.thresholds.failures(result.metrics())
     _baseline(result, options)
     return result
 
 
-def _row(q: KbQuestion, answer: Answer, gold: tuple[str, ...]) -> dict[str, Any]:
+def _row(
+    q: KbQuestion,
+    answer: Answer,
+    gold: tuple[str, ...],
+    viewers: RunViewers,
+    audiences: dict[str, tuple[str, ...]],
+) -> dict[str, Any]:
     ranking = [c.id for c in answer.context.chunks]
-    rank = next((i + 1 for i, cid in enumerate(ranking) if cid in gold), None)
+    rank: int | str | None = next((i + 1 for i, cid in enumerate(ranking) if cid in gold), None)
+    cards = retrievable_for(viewers.of(q))
+    if rank is None and gold and not any(cards.allows(audiences.get(c, ())) for c in gold):
+        rank = "outside groups"
     return {
         "id": q.id,
         "question": q.question,
+        "groups": ", ".join(viewers.groups_of(q)) or "none",
         "expected": "unanswerable" if q.unanswerable else ", ".join(gold),
         "status": answer.answer_status,
         "expected card's rank": rank,

@@ -8,6 +8,8 @@
 - ``served``: ``retrieve`` as configured; its label says what really ran.
 
 Chunk rankings become card rankings the way the retriever makes them (best chunk per card).
+Each stage runs for a reader: ``Readers``, one ``CardFilter`` for every question (every card by
+default: the staff view) or one per question (``citewall eval kb`` asks each as its member).
 """
 
 from __future__ import annotations
@@ -31,6 +33,18 @@ BM25_WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
 #: A budget no rerank reaches: evaluation measures the ranking, not the deadline.
 NO_BUDGET_MS = 10**9
 
+#: Who each question is retrieved for: one filter for all, or one per question, in order.
+Readers = CardFilter | Sequence[CardFilter]
+
+
+def per_question(cards: Readers, questions: Sequence[Question]) -> list[CardFilter]:
+    """The filter of each question; a per-question list must match the questions one to one."""
+    if isinstance(cards, CardFilter):
+        return [cards] * len(questions)
+    if len(cards) != len(questions):
+        raise ValueError(f"{len(cards)} card filters for {len(questions)} questions")
+    return list(cards)
+
 
 @dataclass(slots=True)
 class StageRuns:
@@ -49,18 +63,23 @@ class StageRuns:
 
 
 def stage_runs(
-    retriever: HybridRetriever, questions: Sequence[Question], *, lexical_required: bool = True
+    retriever: HybridRetriever,
+    questions: Sequence[Question],
+    *,
+    lexical_required: bool = True,
+    cards: Readers = EVERY_CARD,
 ) -> StageRuns:
-    """Run the dense and BM25 stages once per question (fusion is then cheap to re-run).
+    """Run the dense and BM25 stages once per question (fusion is then cheap to re-run), each
+    for its reader ``cards``.
 
     A BM25 stage that cannot run is a ``UserError``; without ``lexical_required`` it is
     recorded (``lexical_problem``) and BM25 ranks nothing, as in the served ``dense_only``."""
     runs = StageRuns()
-    for q in questions:
+    for q, reader in zip(questions, per_question(cards, questions), strict=True):
         runs.dense.append(
-            [h.chunk_id for h in retriever.dense(retriever.embed(q.question), cards=EVERY_CARD)]
+            [h.chunk_id for h in retriever.dense(retriever.embed(q.question), cards=reader)]
         )
-        hits, problem = retriever.lexical_hits(q.question, cards=EVERY_CARD)
+        hits, problem = retriever.lexical_hits(q.question, cards=reader)
         if problem and lexical_required:
             raise UserError(f"cannot evaluate BM25: {problem}")
         runs.lexical_problem = runs.lexical_problem or problem
@@ -109,11 +128,15 @@ def with_reranker(retriever: HybridRetriever, reranker: Reranker) -> HybridRetri
 
 
 def served_rankings(
-    retriever: HybridRetriever, questions: Sequence[Question], cards: CardFilter = EVERY_CARD
+    retriever: HybridRetriever, questions: Sequence[Question], cards: Readers = EVERY_CARD
 ) -> tuple[list[list[str]], str]:
     """Card rankings from ``retrieve`` itself (for the reader ``cards`` stands for: every card
     by default), and the hybrid paths that ran (joined by '/')."""
-    contexts = [retriever.retrieve(q.question, k=CUTOFF, cards=cards) for q in questions]
+    readers = per_question(cards, questions)
+    contexts = [
+        retriever.retrieve(q.question, k=CUTOFF, cards=reader)
+        for q, reader in zip(questions, readers, strict=True)
+    ]
     paths = "/".join(sorted({str(c.hybrid_path) for c in contexts}))
     return [[c.id for c in ctx.chunks] for ctx in contexts], paths
 
@@ -126,12 +149,14 @@ def evaluate_paths(
     reranker: Reranker | None = None,
     served: bool = True,
     lexical_required: bool = True,
+    cards: Readers = EVERY_CARD,
 ) -> dict[str, PathScores]:
     """Scores of ``dense``, ``bm25``, ``rrf``, ``full`` (with ``reranker``, else the
-    retriever's own, when there is one) and, with ``served``, ``retrieve`` as configured.
+    retriever's own, when there is one) and, with ``served``, ``retrieve`` as configured,
+    every path retrieving for the reader(s) ``cards`` (every card by default).
     Without ``lexical_required``, a BM25 stage that cannot run scores ``bm25`` and ``rrf``
     as ranking nothing, labelled with why."""
-    runs = runs or stage_runs(retriever, questions, lexical_required=lexical_required)
+    runs = runs or stage_runs(retriever, questions, lexical_required=lexical_required, cards=cards)
     reranker = reranker or retriever.reranker
     golds = [q.gold for q in questions]
     s = retriever.fusion
@@ -147,9 +172,9 @@ def evaluate_paths(
         out["bm25"] = score_rankings("bm25", [[] for _ in questions], golds, label=unavailable)
         out["rrf"] = score_rankings("rrf", [[] for _ in questions], golds, label=unavailable)
     if reranker is not None:
-        full, label = served_rankings(with_reranker(retriever, reranker), questions)
+        full, label = served_rankings(with_reranker(retriever, reranker), questions, cards)
         out["full"] = score_rankings("full", full, golds, label=label)
     if served:
-        rankings, label = served_rankings(retriever, questions)
+        rankings, label = served_rankings(retriever, questions, cards)
         out["served"] = score_rankings("served", rankings, golds, label=label)
     return out

@@ -54,6 +54,20 @@ def test_every_field_read_into_the_record() -> None:
         Turn("user", "How do I void a label?"),
         Turn("assistant", "Open the label [1]."),
     )
+    assert first.groups is None
+
+
+def test_groups_are_the_asking_members_sorted_and_none_means_the_runs() -> None:
+    data = lines(
+        {"question": "q", "expected": ["a"], "groups": ["partners", "enterprise", "partners"]},
+        {"question": "q", "expected": ["a"], "groups": []},
+        {"question": "q", "expected": ["a"]},
+    )
+    both, nogroup, run = parse_questions(data, "q.jsonl")
+    assert both.groups == ("enterprise", "partners")
+    assert nogroup.groups == ()
+    assert run.groups is None
+    assert nogroup.as_json()["groups"] == [] and "groups" not in run.as_json()
 
 
 @pytest.mark.parametrize(
@@ -95,6 +109,18 @@ def test_every_field_read_into_the_record() -> None:
             {"question": "q", "expected": ["a"], "conversation": [{"role": "user"}]},
             "q.jsonl:1: conversation[0].content: must be a string, not null",
         ),
+        (
+            {"question": "q", "expected": ["a"], "groups": "enterprise"},
+            "q.jsonl:1: groups: must be a list of group names, not a JSON string",
+        ),
+        (
+            {"question": "q", "expected": ["a"], "groups": ["enterprise", "Enterprise Plan"]},
+            "q.jsonl:1: groups[1]: 'Enterprise Plan' is not a group name",
+        ),
+        (
+            {"question": "q", "expected": ["a"], "groups": [7]},
+            "q.jsonl:1: groups[0]: 7 is not a group name",
+        ),
         ({"question": "q", "expectd": ["a"]}, "q.jsonl:1: expectd: unknown field"),
         (["q"], "q.jsonl:1: must be a JSON object, not a JSON list"),
     ],
@@ -131,6 +157,8 @@ clean = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_siz
     str.strip
 )
 turns = st.lists(st.builds(Turn, st.sampled_from(["user", "assistant"]), clean), max_size=3)
+group_names = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,10}", fullmatch=True)
+groups = st.none() | st.lists(group_names, max_size=3).map(lambda g: tuple(sorted(set(g))))
 
 
 @st.composite
@@ -146,6 +174,7 @@ def questions(draw: st.DrawFn) -> list[KbQuestion]:
                 unanswerable=unanswerable,
                 facts=() if unanswerable else tuple(draw(texts)),
                 conversation=tuple(draw(turns)),
+                groups=draw(groups),
             )
         )
     return out
