@@ -149,12 +149,15 @@ def measure(kb: _Kb, labels_dir: Path, split: str, show: bool) -> dict[str, Any]
             n_staff += 1
             leaked += kb.nuggets.stated(nugget, prose)
             leaked_control += kb.nuggets.stated(nugget, notes)
+        offs: list[str] = []
         if answered:
             total, offs = off_topic_sentences(content, q.gold, kb.support)
             sentences += total
             off += len(offs)
         if show:
             print(f"\n[{q.id}] {q.question}\n  gold {q.gold} ranked {ranking[:3]}\n  {content}")
+            for sentence in offs:
+                print(f"  off topic: {sentence}")
     return {
         "split": split,
         **totals,
@@ -174,7 +177,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", choices=sorted(SETS), default="zulip")
     parser.add_argument("--split", choices=("dev", "test"), action="append")
-    parser.add_argument("--show", action="store_true", help="print each answer")
+    parser.add_argument(
+        "--show", action="store_true", help="print each answer and its off-topic sentences"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args()
     cards_path, labels_dir = SETS[args.kb]

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,14 @@ from citewall.citations.markers import strip_markers
 from citewall.citations.outline import outline
 from citewall.citations.sentences import split_sentences
 from citewall.citations.units import card_units
-from citewall.generation.extractive import ExtractiveGenerator, is_how_to, opens_well
+from citewall.generation.extractive import (
+    OTHER_CARD_FLOOR,
+    OTHER_CARD_MIN,
+    ExtractiveGenerator,
+    is_how_to,
+    lower_card_adds,
+    opens_well,
+)
 from citewall.generation.protocols import Turn
 from citewall.kb.card import Card
 from citewall.retrieval.types import ContextChunk
@@ -264,3 +272,74 @@ def test_a_followup_does_not_repeat_what_was_said(embedder: Any, cards: dict[str
     # Alone (no conversation), the same query still quotes what it quoted before.
     again = generator.generate(f"{first_q} do they need to sign anything?", [schedule, missed])
     assert said & {strip_markers(s) for s in split_sentences(again.text)}
+
+
+_SCORE = st.floats(-1.0, 2.0, allow_nan=False)
+
+
+@settings(deadline=None)
+@given(_SCORE, _SCORE, _SCORE, st.booleans())
+def test_a_lower_card_adds_only_a_missing_word_at_a_score_of_its_own(
+    relevance: float, first: float, higher: float, names_missing_term: bool
+) -> None:
+    """Never without a question word the answer lacks, never below the absolute floor nor
+    below the floor relative to the answer's first unit; a higher score or a weaker first unit
+    never turns a yes into a no."""
+    adds = lower_card_adds(relevance, first, names_missing_term)
+    if adds:
+        assert names_missing_term
+        assert relevance >= OTHER_CARD_MIN and relevance >= OTHER_CARD_FLOOR * first
+        assert lower_card_adds(max(relevance, higher), first, names_missing_term)
+        assert lower_card_adds(relevance, min(first, higher), names_missing_term)
+    assert not lower_card_adds(relevance, first, False)
+
+
+@pytest.mark.parametrize(
+    ("question", "ranking"),
+    [
+        (
+            "can I change the reasons customers pick when they send something back",
+            ["help-returns-return-reasons", "help-returns-create-label"],
+        ),
+        (
+            "need shipments from 2022 for an audit, the export only goes back 2 years",
+            [
+                "pb-reports-historic-data",
+                "help-reports-export-shipments",
+                "help-reports-api-vs-export",
+            ],
+        ),
+        (
+            "VIP merchant's batch failed before their sale, how much goodwill can we give and who "
+            "approves",
+            ["pb-orders-vip-escalation-path", "pb-inventory-oversell-incidents"],
+        ),
+    ],
+)
+def test_a_weak_anchor_does_not_let_a_neighbours_sentence_in(
+    embedder: Any, cards: dict[str, Card], question: str, ranking: list[str]
+) -> None:
+    """Before: the answer's own card scored low (0.25-0.39), so a lower-ranked card's unit of
+    0.42-0.51 beat it by 1.2x and joined the answer: "Choose the items coming back and a reason,
+    then pick who pays" under the return-reasons answer, the export steps under the restore of
+    historic data, the oversell credit under the VIP escalation path; each off topic."""
+    ctx = [as_chunk(cards[c], rank=n) for n, c in enumerate(ranking, start=1)]
+    quotes = ExtractiveGenerator(embedder).select(question, ctx)
+    assert quotes and {q.chunk_index for q in quotes} == {0}, [q.text for q in quotes]
+
+
+def test_a_lower_card_that_answers_on_its_own_still_adds(
+    embedder: Any, cards: dict[str, Card]
+) -> None:
+    """The account-deletion card is ranked first for a shopper's erasure request; the shopper
+    requests card below it states what to do and still joins the answer."""
+    ctx = [
+        as_chunk(cards["help-privacy-delete-account"], rank=1),
+        as_chunk(cards["help-privacy-shopper-requests"], rank=2),
+    ]
+    quotes = ExtractiveGenerator(embedder).select(
+        "a customer wants us to delete all their info, how do i do that in parcelry", ctx
+    )
+    assert any(q.chunk_index == 1 and "Privacy >" in q.text for q in quotes), [
+        q.text for q in quotes
+    ]
