@@ -99,7 +99,7 @@ def seed_support_history(runtime: Runtime) -> bool:
         replace(runtime, clock=lambda: closed),
         user_id=member.id,
         viewer=users.viewer_of(member),
-        question=RESOLVED_QUESTION,
+        question=clean_question(RESOLVED_QUESTION),
         conversation_id=None,
     )
     turn = run_turn(
