@@ -13,6 +13,7 @@ import { LoadState } from "../components/LoadState";
 import { formatDate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { DataTable, type Column } from "./DataTable";
+import { FormField } from "./FormField";
 
 export type SourceKind = SourceCreate["kind"];
 
@@ -269,25 +270,25 @@ export function AddSourceForm(props: {
           </select>
         </label>
       </div>
-      <Field label={LOCATION_LABEL[draft.kind]} problem={locationProblem}>
+      <FormField label={LOCATION_LABEL[draft.kind]} problem={locationProblem}>
         <input
           value={draft.location}
           onChange={(e) => set("location")(e.target.value)}
           required
           data-testid="source-location"
         />
-      </Field>
+      </FormField>
       {draft.kind === "site" && (
-        <Field label="Licence of its pages (optional)" problem={fields.license}>
+        <FormField label="Licence of its pages (optional)" problem={fields.license}>
           <input value={draft.license} onChange={(e) => set("license")(e.target.value)} />
-        </Field>
+        </FormField>
       )}
-      <Field label="Sync every (30m, 6h, 1d; empty: only when synced)" problem={fields.every}>
+      <FormField label="Sync every (30m, 6h, 1d; empty: only when synced)" problem={fields.every}>
         <input value={draft.every} onChange={(e) => set("every")(e.target.value)} />
-      </Field>
-      <Field label="Groups (none: every member)" problem={fields.audiences}>
+      </FormField>
+      <FormField label="Groups (none: every member)" problem={fields.audiences}>
         <input value={draft.audiences} onChange={(e) => set("audiences")(e.target.value)} />
-      </Field>
+      </FormField>
       <button type="submit" disabled={busy}>
         {busy ? "Registering…" : "Register"}
       </button>
@@ -297,27 +298,6 @@ export function AddSourceForm(props: {
         </p>
       )}
     </form>
-  );
-}
-
-function Field(props: {
-  label: string;
-  problem: string | undefined;
-  children: ReactNode;
-}): ReactNode {
-  return (
-    <div className="form-field">
-      <label>
-        {props.label}
-        <br />
-        {props.children}
-      </label>
-      {props.problem && (
-        <p className="field-problem" role="alert">
-          {props.problem}
-        </p>
-      )}
-    </div>
   );
 }
 
