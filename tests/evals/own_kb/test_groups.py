@@ -20,13 +20,13 @@ import pytest
 from typer.testing import CliRunner
 
 from citewall.chat.pipeline import answer_question
-from citewall.chat.turn import answer_policy
 from citewall.cli.main import app
 from citewall.config import get_settings, load_settings
 from citewall.ingest.pipeline import ingest_paths
 from citewall.kb.audiences import EVERY_CARD, Viewer
 from citewall.retrieval.retriever import HybridRetriever
 from citewall.runtime import Runtime
+from citewall.text.question import clean_question
 from citewall_evals.questions import Question
 from citewall_evals.retrieval.paths import evaluate_paths
 
@@ -190,12 +190,12 @@ def test_negative_control_every_card_retrieval_disagrees_with_a_no_group_answer(
         assert staff["served"].hit_at_5 == 1.0
         assert EVERY_CARD.everything
         answer = answer_question(
-            SLA_QUESTION,
+            clean_question(SLA_QUESTION),
             retriever=retriever,
             generator=runtime.generator,
             embedder=runtime.embedder,
             viewer=Viewer.member([]),
-            policy=answer_policy(runtime),
+            policy=runtime.answer_policy(),
         )
         assert SLA not in [c.id for c in answer.context.chunks]
     finally:
