@@ -55,6 +55,8 @@ function adminMessage(role: "user" | "assistant", content: string, seq: number):
   };
 }
 
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
 describe("the member's chat after retention", () => {
   it("says a question's words were removed, in place of an empty bubble", () => {
     const html = renderToStaticMarkup(<Turn turn={fromMessage(stored("user", ""))} />);
