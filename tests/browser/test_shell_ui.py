@@ -30,7 +30,7 @@ from .conftest import CitewallServer, api, start_server, stop_server
 from .ui import BrowserTraps, ask, contrast, focus_ring, install_recorders, rgb, sign_in
 
 PHONE = {"width": 390, "height": 844}
-MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam")
+MEMBERS = ("pat", "mia", "kim", "noor", "lee", "ray", "tia", "sam", "demo-member")
 
 
 @pytest.fixture(scope="module")
@@ -514,12 +514,98 @@ def test_phone_header_shows_every_link_whole(
         expect(heading(page)).to_have_text("New conversation")
         assert_nav_links_visible(page, 1)
         assert_header_is_one_row(page)
+        # A longer name gives way too: Sign out stays on the row (it wrapped under it).
+        longer = ctx.new_page()
+        sign_in(longer, shell_server.base_url, shell_server.tokens["demo-member"])
+        expect(heading(longer)).to_have_text("New conversation")
+        assert_header_is_one_row(longer)
+        longer.close()
         for path, title in (("/admin/events", "Retrieval events"), ("/", "New conversation")):
             admin = ctx.new_page()
             sign_in(admin, shell_server.base_url, shell_server.tokens["ada"], path=path)
             expect(admin.get_by_role("heading", level=1)).to_have_text(title)
             assert_nav_links_visible(admin, ADMIN_LINKS)
             admin.close()
+    finally:
+        ctx.close()
+
+
+#: The pages the admin navigation links to (read from the header, so a new page is covered).
+ADMIN_PAGES = """() => [...document.querySelectorAll("header nav a")]
+  .map((a) => new URL(a.href).pathname)
+  .filter((p) => p.startsWith("/admin/"))"""
+
+#: Table cells whose words are cut across lines: a word (split at spaces, hyphens and
+#: slashes, where a line may break) laid out in more than one box.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("main td, main th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\\s\\-\\/]+/g)) {
+        if (m[0].length < 4) continue;
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def seed_gap_question(server: CitewallServer, user: str) -> None:
+    """A question the knowledge base did not answer, so the Knowledge gaps and Resolution
+    tables have a row whose words could be cut."""
+    settings = load_settings(data_dir=Path(server.env["CITEWALL_DATA_DIR"]), database_url=None)
+    engine = db.make_engine(settings.sqlalchemy_url)
+    try:
+        with db.make_session_factory(engine)() as session:
+            question = "What is the Beacon escalation procedure for ENT-P1 outages overnight?"
+            saved_turn(
+                session,
+                conversation_id=new_uuid(),
+                question=question,
+                answer_content="I could not find this in the knowledge base.",
+                answer_status="not_found",
+                new_conversation=NewConversation(
+                    user_id=users.get_user(session, user).id, title=question
+                ),
+                now=datetime.now(UTC) - timedelta(days=3),
+            )
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=str)
+def test_admin_pages_fit_the_viewport(
+    browser: Browser, shell_server: CitewallServer, viewport: dict[str, int]
+) -> None:
+    """At 1280x800 every admin page was 5-14 px wider than the window (the navigation, one
+    row that never wrapped, clipped "Answer as a member"); on a phone the Audit log page was
+    432 px wide and the gaps tables cut words ("escalatio n"). No admin page scrolls
+    sideways at either size, every link is whole, and no table cell cuts a word."""
+    seed_gap_question(shell_server, "sam")
+    ctx = browser.new_context(viewport=viewport)
+    try:
+        page = ctx.new_page()
+        sign_in(page, shell_server.base_url, shell_server.tokens["ada"], path="/admin/events")
+        expect(heading(page)).to_have_text("Retrieval events")
+        pages = page.evaluate(ADMIN_PAGES)
+        assert len(pages) == ADMIN_LINKS - 1, pages
+        for path in pages:
+            page.locator(f'header nav a[href="{path}"]').click()
+            expect(page).to_have_url(re.compile(re.escape(path) + "$"))
+            expect(heading(page)).to_be_visible()
+            page.wait_for_load_state("networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (path, width)
+            links = page.evaluate(NAV_LINKS)
+            for link in links:
+                assert link["right"] <= viewport["width"] and not link["clipped"], (path, link)
+            assert page.evaluate(BROKEN_WORDS) == [], path
     finally:
         ctx.close()
 

@@ -168,7 +168,7 @@ describe("the outcomes per knowledge-gap group", () => {
         );
       }),
     );
-    const behind: Behind = { kind: "gap", groupId: "m-refunds", question: "refunds" };
+    const behind: Behind = { kind: "gap", groupId: "m-refunds" };
     await act(async () => {
       root.render(
         <ConversationsBehind client={new ApiClient("t")} outcome="escalated" behind={behind} />,

@@ -13,6 +13,7 @@ import { NavLink } from "../components/NavLink";
 import { formatDate } from "../components/format";
 import { useLoad } from "../components/useLoad";
 import { safeHttpUrl } from "../security/safeUrl";
+import { ConfirmButton } from "./ConfirmButton";
 import { JsonText } from "./JsonText";
 
 export function cardPath(cardId: string): string {
@@ -96,10 +97,22 @@ export function ServeControl(props: {
       ) : (
         <p className="muted">Served: answers may draw on this card.</p>
       )}
-      <button type="button" disabled={busy} onClick={() => void change()}>
-        {disabled ? "Enable" : "Disable"}
-      </button>
-      {problem && <p role="alert">{problem}</p>}
+      <ConfirmButton
+        label={disabled ? "Enable" : "Disable"}
+        question={
+          disabled
+            ? "Enable this card? Answers may draw on it again."
+            : "Disable this card? No answer, search or event will draw on it."
+        }
+        confirm={disabled ? "Enable" : "Disable"}
+        disabled={busy}
+        onConfirm={() => void change()}
+      />
+      {problem && (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      )}
     </div>
   );
 }

@@ -1,4 +1,8 @@
-/** The KB card catalogue (admin): search by text, filter external/internal, page through. */
+/**
+ * The KB card catalogue (admin): search by text, filter external/internal, page through. The
+ * search is in the address (`/admin/cards?q=refund`): a reload and a link show the same. A
+ * disabled card (served to nobody) carries a "disabled" badge.
+ */
 import { useState, type FormEvent, type ReactNode } from "react";
 
 import type { ApiClient } from "../api/client";
@@ -23,9 +27,14 @@ export function noCardsText(q: string, kind: Kind): string {
   return kind === "all" ? "The knowledge base has no cards yet." : `There are no ${which}.`;
 }
 
+/** The search text in the page's address (`?q=`), trimmed. */
+export function searchFromAddress(search: string): string {
+  return (new URLSearchParams(search).get("q") ?? "").trim();
+}
+
 export function AdminCards(props: { client: ApiClient }): ReactNode {
-  const [draft, setDraft] = useState("");
-  const [q, setQ] = useState("");
+  const [q, setQ] = useState(() => searchFromAddress(window.location.search));
+  const [draft, setDraft] = useState(q);
   const [kind, setKind] = useState<Kind>("all");
   const [offset, setOffset] = useState(0);
   const external = kind === "all" ? null : kind === "external";
@@ -36,7 +45,10 @@ export function AdminCards(props: { client: ApiClient }): ReactNode {
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     setOffset(0);
-    setQ(draft.trim());
+    const text = draft.trim();
+    setQ(text);
+    const query = text ? `?${new URLSearchParams({ q: text }).toString()}` : "";
+    window.history.replaceState(window.history.state, "", `${window.location.pathname}${query}`);
   };
   return (
     <section className="admin-page">
@@ -72,9 +84,23 @@ const CARD_COLUMNS: readonly Column<Card>[] = [
   {
     header: "Kind",
     cell: (c) => (
-      <span className={`badge badge-${c.external ? "external" : "internal"}`}>
-        {c.external ? "external" : "internal"}
-      </span>
+      <>
+        <span className={`badge badge-${c.external ? "external" : "internal"}`}>
+          {c.external ? "external" : "internal"}
+        </span>
+        {c.disabled_at && (
+          <>
+            {" "}
+            <span
+              className="badge badge-disabled"
+              title={`Disabled ${formatDate(c.disabled_at)}: served to nobody`}
+              data-testid="card-disabled"
+            >
+              disabled
+            </span>
+          </>
+        )}
+      </>
     ),
   },
   {

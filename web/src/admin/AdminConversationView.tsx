@@ -17,6 +17,7 @@ import { CardLink } from "./AdminCard";
 import { DataTable, type Column } from "./DataTable";
 import { EventsTable } from "./EventsTable";
 import { JsonText } from "./JsonText";
+import { StoredWords, removalOf, REMOVED_TEXT, type Removal } from "./removed";
 import { SaveTestQuestion, type SaveQuestion } from "./SaveTestQuestion";
 import { userName } from "./users";
 
@@ -45,10 +46,12 @@ export function AdminConversationView(props: { client: ApiClient; id: string }):
               </p>
             )}
             <ol className="turns admin-turns">
-              {conv.messages.map((m) => (
+              {conv.messages.map((m, i) => (
                 <AdminTurn
                   key={m.id}
                   message={m}
+                  removed={removalOf(m.content, conv)}
+                  questionRemoved={questionRemoval(conv.messages, i, conv)}
                   onSaveQuestion={(body) => props.client.saveEvalQuestion(body)}
                 />
               ))}
@@ -89,8 +92,31 @@ export function citedCards(sources: AdminMessage["sources"]): string[] {
   return [...new Set(ids)];
 }
 
+/** Why the question an answer (at `index`) replies to has no words (null: it has them). */
+export function questionRemoval(
+  messages: readonly AdminMessage[],
+  index: number,
+  owner: { user_name: string },
+): Removal | null {
+  const question = messages
+    .slice(0, index)
+    .reverse()
+    .find((m) => m.role === "user");
+  return question ? removalOf(question.content, owner) : null;
+}
+
+/** Where "Save as test question" would be: why a question without words cannot be saved. */
+export function notSaveable(removed: Removal): string {
+  return `Not offered as a test question: its question was ${REMOVED_TEXT[removed]}.`;
+}
+
 export function AdminTurn(props: {
   message: AdminMessage;
+  /** Why this message has no words (null or absent: it has them). */
+  removed?: Removal | null;
+  /** Why the question this answer replies to has no words: it cannot be saved as a test
+   * question (the questions file needs the question's words). */
+  questionRemoved?: Removal | null;
   /** Offer "Save as test question" on an answer (absent: not offered). */
   onSaveQuestion?: SaveQuestion;
 }): ReactNode {
@@ -99,7 +125,9 @@ export function AdminTurn(props: {
     return (
       <li className="turn turn-user">
         <h2 className="visually-hidden">Question</h2>
-        <p className="question">{m.content}</p>
+        <p className="question">
+          <StoredWords words={m.content} removed={props.removed} />
+        </p>
       </li>
     );
   }
@@ -141,7 +169,13 @@ export function AdminTurn(props: {
         </p>
       )}
       <div className="answer" data-testid="admin-answer">
-        <SafeMarkdown source={m.content} stripCitationMarkers={false} />
+        {props.removed ? (
+          <p>
+            <StoredWords words={null} removed={props.removed} />
+          </p>
+        ) : (
+          <SafeMarkdown source={m.content} stripCitationMarkers={false} />
+        )}
       </div>
       {stripMarkers(m.content) !== m.content && (
         <p className="hint" data-testid="markers-explained">
@@ -149,7 +183,12 @@ export function AdminTurn(props: {
         </p>
       )}
       {m.feedback && <AnswerFeedback feedback={m.feedback} />}
-      {props.onSaveQuestion && (
+      {props.onSaveQuestion && props.questionRemoved && (
+        <p className="hint" data-testid="save-question-unavailable">
+          {notSaveable(props.questionRemoved)}
+        </p>
+      )}
+      {props.onSaveQuestion && !props.questionRemoved && (
         <SaveTestQuestion
           messageId={m.id}
           cards={citedCards(sources)}

@@ -15,8 +15,11 @@ import { useLoad } from "../components/useLoad";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { navigate } from "../router";
 import { cardPath } from "./AdminCard";
+import { ConfirmButton } from "./ConfirmButton";
 import { DataTable, type Column } from "./DataTable";
 import { FormField } from "./FormField";
+import { namedProblem } from "./plainProblem";
+import { PlaybookVersionText } from "./PlaybookVersionText";
 import { UploadDocument } from "./UploadDocument";
 
 export function playbookPath(id: string | null): string {
@@ -69,10 +72,29 @@ const LIST_COLUMNS: readonly Column<PlaybookPublic>[] = [
   },
 ];
 
+/** The form's fields, by the name the server's problems use, as the page names them. */
+export const FIELD_NAMES: Readonly<Record<string, string>> = {
+  id: "Id",
+  title: "Title",
+  audiences: "Groups",
+  body: "Staff notes",
+  reply: "Tell the member",
+};
+
+/** Under Save, once: problems of no field on the form (those are shown beside their field). */
+export function formProblem(text: string, fields: Readonly<Record<string, string>>): string {
+  const placed = Object.keys(fields).filter((k) => k in FIELD_NAMES);
+  const others = Object.entries(fields).filter(([k]) => !(k in FIELD_NAMES));
+  if (placed.length === 0 && others.length === 0) return text;
+  const rest = others.map(([k, v]) => namedProblem(k, v)).join(" ");
+  return placed.length ? `Not saved: see the problems marked above. ${rest}`.trim() : rest;
+}
+
 function historyColumns(
   current: PlaybookPublic | null,
   busy: boolean,
   rollback: (version: number) => void,
+  read: (version: PlaybookVersionPublic) => void,
 ): readonly Column<PlaybookVersionPublic>[] {
   return [
     {
@@ -86,9 +108,18 @@ function historyColumns(
       header: "",
       cell: (v) =>
         current && v.version !== current.version ? (
-          <button type="button" disabled={busy} onClick={() => rollback(v.version)}>
-            Roll back to version {v.version}
-          </button>
+          <>
+            <button type="button" className="quiet-button" onClick={() => read(v)}>
+              Read version {v.version}
+            </button>{" "}
+            <ConfirmButton
+              label={`Roll back to version ${v.version}`}
+              question={`Roll back to version ${v.version}? Its text is saved as a new version.`}
+              confirm="Roll back"
+              disabled={busy}
+              onConfirm={() => rollback(v.version)}
+            />
+          </>
         ) : null,
     },
   ];
@@ -179,7 +210,13 @@ export function PlaybookEditor(props: {
   const [fields, setFields] = useState<Readonly<Record<string, string>>>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reading, setReading] = useState<PlaybookVersionPublic | null>(null);
   const set = (key: keyof Draft) => (value: string) => setDraft({ ...draft, [key]: value });
+  /** A refused field's problem in plain words, after the field's name (`FIELD_NAMES`). */
+  const named = (name: string): string | undefined => {
+    const problem = fields[name];
+    return problem === undefined ? undefined : namedProblem(FIELD_NAMES[name] ?? name, problem);
+  };
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
@@ -189,8 +226,10 @@ export function PlaybookEditor(props: {
       const saved = await props.onSave(draft, current);
       setMessage({ ok: true, text: `Saved as version ${saved.version}.` });
     } catch (error) {
-      setFields(error instanceof ApiError ? error.fields : {});
-      setMessage({ ok: false, text: error instanceof Error ? error.message : String(error) });
+      const problems = error instanceof ApiError ? error.fields : {};
+      setFields(problems);
+      const text = error instanceof Error ? error.message : String(error);
+      setMessage({ ok: false, text: formProblem(text, problems) });
     } finally {
       setBusy(false);
     }
@@ -218,7 +257,7 @@ export function PlaybookEditor(props: {
         </p>
       )}
       <form className="playbook-form" onSubmit={(e) => void submit(e)} data-testid="playbook-form">
-        <FormField label="Id" problem={fields.id}>
+        <FormField label="Id" problem={named("id")}>
           <input
             value={draft.id}
             disabled={current !== null}
@@ -226,23 +265,27 @@ export function PlaybookEditor(props: {
             placeholder="pb-refund-exceptions"
           />
         </FormField>
-        <FormField label="Title" problem={fields.title}>
+        <FormField label="Title" problem={named("title")}>
           <input value={draft.title} onChange={(e) => set("title")(e.target.value)} />
         </FormField>
-        <FormField label="Groups (none: every member)" problem={fields.audiences}>
+        <FormField label="Groups (none: every member)" problem={named("audiences")}>
           <input value={draft.audiences} onChange={(e) => set("audiences")(e.target.value)} />
         </FormField>
-        <FormField label="Staff notes (Markdown)" problem={fields.body}>
+        <FormField label="Staff notes (Markdown)" problem={named("body")}>
           <textarea rows={10} value={draft.body} onChange={(e) => set("body")(e.target.value)} />
         </FormField>
-        <FormField label="Tell the member (plain prose, optional)" problem={fields.reply}>
+        <FormField label="Tell the member (plain prose, optional)" problem={named("reply")}>
           <textarea rows={3} value={draft.reply} onChange={(e) => set("reply")(e.target.value)} />
         </FormField>
         <button type="submit" disabled={busy}>
           {busy ? "Saving…" : "Save"}
         </button>
         {message && (
-          <p role={message.ok ? "status" : "alert"} data-testid="playbook-message">
+          <p
+            role={message.ok ? "status" : "alert"}
+            className={message.ok ? undefined : "error"}
+            data-testid="playbook-message"
+          >
             {message.text}
           </p>
         )}
@@ -263,11 +306,12 @@ export function PlaybookEditor(props: {
           <DataTable
             label="History"
             className="playbook-history"
-            columns={historyColumns(current, busy, (v) => void rollback(v))}
+            columns={historyColumns(current, busy, (v) => void rollback(v), setReading)}
             rows={props.versions}
             rowKey={(v) => String(v.version)}
             empty="No versions."
           />
+          {reading && <PlaybookVersionText version={reading} onClose={() => setReading(null)} />}
         </>
       )}
     </>

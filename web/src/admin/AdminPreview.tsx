@@ -5,13 +5,26 @@
  */
 import { type FormEvent, type ReactNode, useState } from "react";
 
-import type { ApiClient } from "../api/client";
+import { ApiError, type ApiClient } from "../api/client";
 import type { AdminPreviewResponse } from "../api/types";
+import { namedProblem } from "./plainProblem";
 
 /** "enterprise, beta" -> ["enterprise", "beta"]: group names separated by commas or spaces. */
 export function parseGroups(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 }
+
+/** A refused preview in plain words, naming the field ("Groups: ..."). */
+export function previewProblem(err: unknown): string {
+  if (err instanceof ApiError && Object.keys(err.fields).length > 0) {
+    return Object.entries(err.fields)
+      .map(([field, text]) => namedProblem(PREVIEW_FIELDS[field] ?? field, text))
+      .join(" ");
+  }
+  return err instanceof Error ? err.message : "The preview failed.";
+}
+
+const PREVIEW_FIELDS: Readonly<Record<string, string>> = { message: "Question", groups: "Groups" };
 
 export function AdminPreview(props: { client: ApiClient }): ReactNode {
   const [question, setQuestion] = useState("");
@@ -24,11 +37,11 @@ export function AdminPreview(props: { client: ApiClient }): ReactNode {
     if (!question.trim()) return;
     setBusy(true);
     setProblem(null);
+    // The answer shown is the last request's: none while it runs or when it fails.
+    setResult(null);
     props.client
       .adminPreview({ message: question, groups: parseGroups(groups) })
-      .then(setResult, (err: unknown) =>
-        setProblem(err instanceof Error ? err.message : "The preview failed."),
-      )
+      .then(setResult, (err: unknown) => setProblem(previewProblem(err)))
       .finally(() => setBusy(false));
   };
   return (
@@ -54,7 +67,11 @@ export function AdminPreview(props: { client: ApiClient }): ReactNode {
           Answer
         </button>
       </form>
-      {problem && <p role="alert">{problem}</p>}
+      {problem && (
+        <p className="error" role="alert" data-testid="preview-problem">
+          {problem}
+        </p>
+      )}
       {result && <PreviewAnswer result={result} />}
     </section>
   );

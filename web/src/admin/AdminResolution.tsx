@@ -18,11 +18,12 @@ import type {
 import { LoadState } from "../components/LoadState";
 import { NavLink } from "../components/NavLink";
 import { formatDate, formatRate } from "../components/format";
-import { useLoad } from "../components/useLoad";
+import { useLoad, type Loaded } from "../components/useLoad";
 import { CardLink } from "./AdminCard";
 import { conversationPath } from "./AdminGaps";
 import { DataTable, type Column } from "./DataTable";
 import { ChartFrame } from "./PerformanceChart";
+import { StoredWords, removalOf } from "./removed";
 
 export const OUTCOMES: readonly { value: Outcome; label: string }[] = [
   { value: "resolved", label: "Resolved" },
@@ -176,7 +177,10 @@ export function GapResolutionTable(props: {
   onPick: (group: GapResolution) => void;
 }): ReactNode {
   const columns: Column<GapResolution>[] = [
-    { header: "Questions like", cell: (g) => g.question },
+    {
+      header: "Questions like",
+      cell: (g) => <StoredWords words={g.question} removed={removalOf(g.question, null)} />,
+    },
     { header: "List", cell: (g) => GAP_LIST[g.verdict] },
     { header: "Questions", numeric: true, cell: (g) => g.questions },
     {
@@ -211,11 +215,59 @@ export function GapResolutionTable(props: {
 /** Whose conversations the list behind a number shows: any, a top card's, or a knowledge-gap
  * group's. */
 export type Behind =
-  | { kind: "any" }
-  | { kind: "card"; cardId: string }
-  | { kind: "gap"; groupId: string; question: string };
+  { kind: "any" } | { kind: "card"; cardId: string } | { kind: "gap"; groupId: string };
 
 const ANY: Behind = { kind: "any" };
+
+/** What the list behind a number shows, as the page's address keeps it (a reload and a link
+ * show the same): `?outcome=resolved&card=<id>` or `&gap=<group id>`. */
+export interface Drilldown {
+  outcome: Outcome;
+  behind: Behind;
+}
+
+const DEFAULT_OUTCOME: Outcome = "escalated";
+
+export function drilldownFromSearch(search: string): Drilldown {
+  const q = new URLSearchParams(search);
+  const asked = q.get("outcome");
+  const outcome = OUTCOMES.find((o) => o.value === asked)?.value ?? DEFAULT_OUTCOME;
+  const card = q.get("card");
+  const gap = q.get("gap");
+  const behind: Behind = card
+    ? { kind: "card", cardId: card }
+    : gap
+      ? { kind: "gap", groupId: gap }
+      : ANY;
+  return { outcome, behind };
+}
+
+export function searchForDrilldown(d: Drilldown): string {
+  const q = new URLSearchParams();
+  if (d.outcome !== DEFAULT_OUTCOME) q.set("outcome", d.outcome);
+  if (d.behind.kind === "card") q.set("card", d.behind.cardId);
+  if (d.behind.kind === "gap") q.set("gap", d.behind.groupId);
+  const text = q.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A top card as the drill-down names it: its title, or its id once it left the catalogue
+ * (or before the table has loaded). */
+export function cardName(cardId: string, rows: Loaded<CardResolution[]>): ReactNode {
+  const row = rows.status === "ready" ? rows.data.find((r) => r.card_id === cardId) : undefined;
+  return row?.title ?? <code>{cardId}</code>;
+}
+
+/** A knowledge-gap group as the drill-down names it: its naming question. */
+export function groupName(groupId: string, rows: Loaded<GapResolution[]>): ReactNode {
+  const row = rows.status === "ready" ? rows.data.find((g) => g.group_id === groupId) : undefined;
+  if (!row) return <code>{groupId}</code>;
+  return (
+    <>
+      “<StoredWords words={row.question} removed={removalOf(row.question, null)} />”
+    </>
+  );
+}
 
 /** The list's empty wording for `behind`. */
 export function noneBehind(behind: Behind): string {
@@ -264,8 +316,15 @@ export function ConversationsBehind(props: {
 
 export function AdminResolution(props: { client: ApiClient }): ReactNode {
   const [period, setPeriod] = useState<"day" | "week">("week");
-  const [outcome, setOutcome] = useState<Outcome>("escalated");
-  const [behind, setBehind] = useState<Behind>(ANY);
+  const [drill, setDrill] = useState<Drilldown>(() => drilldownFromSearch(window.location.search));
+  const { outcome, behind } = drill;
+  const choose = (next: Partial<Drilldown>): void => {
+    const d = { ...drill, ...next };
+    setDrill(d);
+    // In the address, so a reload keeps it and the view can be linked.
+    const url = `${window.location.pathname}${searchForDrilldown(d)}`;
+    window.history.replaceState(window.history.state, "", url);
+  };
   const state = useLoad(() => props.client.resolution(period), [props.client, period]);
   const cards = useLoad(() => props.client.cardResolution(), [props.client]);
   const groups = useLoad(() => props.client.gapResolution(), [props.client]);
@@ -333,7 +392,7 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
         {(rows) => (
           <CardResolutionTable
             rows={rows}
-            onPick={(cardId) => setBehind({ kind: "card", cardId })}
+            onPick={(cardId) => choose({ behind: { kind: "card", cardId } })}
           />
         )}
       </LoadState>
@@ -342,7 +401,7 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
         {(rows) => (
           <GapResolutionTable
             rows={rows}
-            onPick={(g) => setBehind({ kind: "gap", groupId: g.group_id, question: g.question })}
+            onPick={(g) => choose({ behind: { kind: "gap", groupId: g.group_id } })}
           />
         )}
       </LoadState>
@@ -352,7 +411,7 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
         <select
           id="resolution-outcome"
           value={outcome}
-          onChange={(e) => setOutcome(e.target.value as Outcome)}
+          onChange={(e) => choose({ outcome: e.target.value as Outcome })}
         >
           {OUTCOMES.map((o) => (
             <option key={o.value} value={o.value}>
@@ -363,16 +422,16 @@ export function AdminResolution(props: { client: ApiClient }): ReactNode {
       </div>
       {behind.kind === "card" && (
         <p data-testid="resolution-card-filter">
-          Whose top card is <code>{behind.cardId}</code>{" "}
-          <button type="button" onClick={() => setBehind(ANY)}>
+          Whose top card is {cardName(behind.cardId, cards)}{" "}
+          <button type="button" onClick={() => choose({ behind: ANY })}>
             Any card
           </button>
         </p>
       )}
       {behind.kind === "gap" && (
         <p data-testid="resolution-gap-filter">
-          Of the questions like “{behind.question}”{" "}
-          <button type="button" onClick={() => setBehind(ANY)}>
+          Of the questions like {groupName(behind.groupId, groups)}{" "}
+          <button type="button" onClick={() => choose({ behind: ANY })}>
             Any conversation
           </button>
         </p>

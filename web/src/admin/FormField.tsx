@@ -14,7 +14,7 @@ export function FormField(props: {
         {props.children}
       </label>
       {props.problem && (
-        <p className="field-problem" role="alert">
+        <p className="field-problem error" role="alert">
           {props.problem}
         </p>
       )}

@@ -8,6 +8,19 @@ export const REMOVED_TEXT: Record<Removal, string> = {
   erasure: "erased",
 };
 
+/** The name an erased member's rows are kept under (the server's pseudonym prefix). */
+const PSEUDONYM_PREFIX = "erased-";
+
+/**
+ * Why a stored message shown on a page whose API carries no `removed` marker (a conversation,
+ * a resolution group) has no words: retention and erasure leave its content empty, and an
+ * erased member's rows belong to a pseudonym. Null: the words are there.
+ */
+export function removalOf(content: string, owner: { user_name: string } | null): Removal | null {
+  if (content !== "") return null;
+  return owner?.user_name.startsWith(PSEUDONYM_PREFIX) ? "erasure" : "retention";
+}
+
 /** `words` as stored, or what removed them (`removed` set: their words are gone). */
 export function StoredWords(props: {
   words: string | null;

@@ -155,6 +155,12 @@ export function replacedAnswers(turns: readonly DisplayTurn[]): Set<string> {
   return out;
 }
 
+/** Whether a stored message's words are gone: retention (docs/privacy.md) leaves a stored
+ * message's content empty, and nothing else stores an empty question or answer. */
+export function wordsRemoved(t: DisplayTurn): boolean {
+  return t.messageId !== null && !t.pending && t.error === null && t.content === "";
+}
+
 /** Whether a finished answer was stored by the server (a stop before any prose stores nothing). */
 export function isStored(t: DisplayTurn): boolean {
   return t.messageId !== null || (t.answerStatus === "stopped" && t.content !== "");

@@ -12,7 +12,7 @@
 import type { ReactNode } from "react";
 
 import type { ChatProblem } from "../chat/problems";
-import { isStored, type DisplayTurn } from "../chat/state";
+import { isStored, wordsRemoved, type DisplayTurn } from "../chat/state";
 import { fullTime, shortTime } from "../chat/time";
 import { SafeMarkdown } from "../markdown/SafeMarkdown";
 import { AnswerActions } from "./AnswerActions";
@@ -26,6 +26,13 @@ export const REPHRASE_HINT =
 export const OTHER_LANGUAGE_LABEL = "Asked in another language";
 export const STOPPED_LABEL = "Stopped";
 export const STOPPED_EMPTY = "Stopped before any answer was given.";
+/** In place of a message whose words retention removed (the admin pages say "removed under
+ * retention"). */
+export const REMOVED_MESSAGE = "This message was removed under the retention policy.";
+
+function RemovedWords(): ReactNode {
+  return <span className="removed-words muted">{REMOVED_MESSAGE}</span>;
+}
 
 /** The label shown with a finished answer, or null for an ordinary one. */
 export function answerLabel(t: DisplayTurn): string | null {
@@ -79,12 +86,13 @@ export function Turn(props: {
     return (
       <li className="turn turn-user">
         <h2 className="visually-hidden">You asked</h2>
-        <p className="question">{t.content}</p>
+        <p className="question">{wordsRemoved(t) ? <RemovedWords /> : t.content}</p>
         {time}
       </li>
     );
   }
   const label = answerLabel(t);
+  const removed = wordsRemoved(t);
   const body = (
     <>
       {label && (
@@ -93,13 +101,17 @@ export function Turn(props: {
         </p>
       )}
       <div className="answer" data-testid="answer">
-        {t.content ? (
+        {removed ? (
+          <p>
+            <RemovedWords />
+          </p>
+        ) : t.content ? (
           <SafeMarkdown source={t.content} stripCitationMarkers />
         ) : (
           <AnswerPlaceholder turn={t} />
         )}
       </div>
-      {label === NOT_FOUND_LABEL && <p className="rephrase-hint">{REPHRASE_HINT}</p>}
+      {label === NOT_FOUND_LABEL && !removed && <p className="rephrase-hint">{REPHRASE_HINT}</p>}
       {t.error && <TurnError problem={t.error} turn={t} actions={props.actions} />}
       {showsSources(t) && (
         <SourcesPanel sources={t.sources} hybridPath={t.hybridPath} audience={props.audience} />
