@@ -6,9 +6,12 @@ ingest`` from a data dir of its own) adds a card: both replicas serve it, on the
 within 5 s. 30 searches from one member spread over both replicas at 20 a minute get exactly
 10 refusals. A card an admin disables through one replica's API is served by neither replica
 within 5 s (search and chat), enabling it brings it back on both within 5 s, and a playbook
-saved through one replica is served with its new text by the other within 5 s. ``kill -9`` of
-one replica while members chat on both loses no acknowledged turn, and the other keeps
-answering (it runs last). README "Running several replicas" shows these same commands.
+saved through one replica is served with its new text by the other within 5 s. A card file
+registered as a source on a schedule, due while both replicas keep their sync schedule
+(``CITEWALL_SYNC_POLL_S`` 1), is synced by exactly one of them (one ``ingest_runs`` row) and
+served by both within 5 s of its registration. ``kill -9`` of one replica while members chat
+on both loses no acknowledged turn, and the other keeps answering (it runs last). README
+"Running several replicas" shows these same commands.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,8 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 from testenv import PG_ADMIN_URL, REDIS_URL
 
-from citewall.storage.models import Message
+from citewall.storage.models import IngestRun, KBSource, Message
+from citewall.storage.types import utcnow
 
 from .replica_set import Replicas, first_seen, running_replicas
 from .rig import QUESTIONS, turn_integrity_problems
@@ -53,6 +58,9 @@ NEW_CARD = {
     "license": "CC-BY-4.0",
 }
 NEW_CARD_QUESTION = "Which customs form does an overseas parcel need, CN22 or CN23?"
+#: How often each replica looks for due sources: often enough that a source registered as due
+#: is synced well within ``PICKUP_S`` (the other tests register no scheduled source).
+SYNC_POLL_S = 1
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +74,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterato
         pg_admin_url=PG_ADMIN_URL,
         redis_url=REDIS_URL,
         roles=roles,
+        settings={"CITEWALL_SYNC_POLL_S": str(SYNC_POLL_S)},
     ) as running:
         yield running
 
@@ -264,6 +273,79 @@ def test_a_playbook_saved_through_one_replica_is_served_with_its_new_text_by_the
     seen = first_seen([second, first], edited, since=sent, limit_s=CHANGE_S)
     assert None not in seen, f"the edit not served after {CHANGE_S} s (replica 2, 1): {seen}"
     assert not written(second), "replica 2 still serves the playbook's old text"
+
+
+#: The card file registered as a scheduled source while both replicas keep their schedule.
+SCHEDULED_CARD = {
+    "id": "help-labels-lithium-batteries",
+    "title": "Shipping lithium batteries",
+    "body": "Parcels with lithium batteries travel by road only. Mark the parcel with the UN3481 "
+    "label when the batteries are packed with the device, and keep each battery under 100 Wh.",
+    "url": "https://help.parcelry.example/labels/lithium-batteries",
+    "license": "CC-BY-4.0",
+}
+SCHEDULED_QUESTION = "Which label does a parcel with lithium batteries need, UN3481?"
+
+
+def register_scheduled_source(replicas: Replicas, tmp_path: Path, kb: Path) -> int:
+    """``citewall sources add cards FILE --every 5m`` on the replicas' database, from a data dir
+    of its own; the new source's id (due at once)."""
+    data_dir = tmp_path / "registrar"
+    data_dir.mkdir()
+    done = subprocess.run(
+        [str(VENV_BIN / "citewall"), "sources", "add", "cards", str(kb), "--every", "5m"],
+        env={**os.environ, **replicas.env, "CITEWALL_DATA_DIR": str(data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    first_line = done.stdout.splitlines()[0]
+    assert first_line.startswith("source ") and ": cards " in first_line, done.stdout
+    return int(first_line.removeprefix("source ").split(":")[0])
+
+
+def scheduled_source(replicas: Replicas, source_id: int) -> tuple[KBSource, list[IngestRun]]:
+    """The source's row and its runs, as the database holds them now."""
+    engine = create_engine(replicas.database_url)
+    try:
+        with Session(engine, expire_on_commit=False) as session:
+            source = session.get(KBSource, source_id)
+            assert source is not None, f"no source {source_id}"
+            query = select(IngestRun).where(IngestRun.source_id == source_id)
+            return source, list(session.scalars(query.order_by(IngestRun.id)))
+    finally:
+        engine.dispose()
+
+
+def test_a_due_source_is_synced_by_exactly_one_replica_and_served_by_both_within_5_s(
+    replicas: Replicas, tmp_path: Path
+) -> None:
+    kb = tmp_path / "scheduled.jsonl"
+    kb.write_text(json.dumps(SCHEDULED_CARD) + "\n", encoding="utf-8")
+    readers = replicas.add_users("member", "scheduled", 40)
+    serves = member_serves(replicas, readers, SCHEDULED_CARD["id"], SCHEDULED_QUESTION)
+    assert not any(serves(server) for server in replicas.servers)
+
+    source_id = register_scheduled_source(replicas, tmp_path, kb)
+    registered, _ = scheduled_source(replicas, source_id)
+    # Timed from the registration's commit (the source is due from then), not from the
+    # command's exit: a replica may claim it while the command is still closing.
+    since = time.monotonic() - (utcnow() - registered.created_at).total_seconds()
+    seen = first_seen(replicas.servers, serves, since=since, limit_s=PICKUP_S)
+    assert None not in seen, f"a due source's card not served after {PICKUP_S} s: {seen}"
+    # Both replicas poll several more times: a second claim of the same due time would have
+    # started its sync (and written its run) by then.
+    time.sleep(3 * SYNC_POLL_S)
+    source, runs = scheduled_source(replicas, source_id)
+    assert [(r.status, r.added, r.refused) for r in runs] == [("applied", 1, 0)], [
+        (r.status, r.added, r.unchanged, r.refused, r.note) for r in runs
+    ]
+    assert source.last_sync_at == runs[0].started_at
+    assert source.next_sync_at == runs[0].started_at + timedelta(minutes=5)
+    for server in replicas.servers:
+        assert serves(server)
 
 
 class ChatLoad:
