@@ -15,7 +15,13 @@ from rich.table import Table
 from citewall.cli.errors import EXIT_RUNTIME, cli_errors
 from citewall.cli.operator import operator
 from citewall.config import get_settings
-from citewall.ingest.registration import AddableKind, SourceSpec, check_source, register_source
+from citewall.ingest.registration import (
+    AddableKind,
+    CrawlAddresses,
+    SourceSpec,
+    check_source,
+    register_source,
+)
 from citewall.ingest.sync import SYNC_LEASE_S, SyncRunningError, remove_source, sync_source
 from citewall.storage import kb_sources
 from citewall.storage.kb_sources import RegisteredSource, SyncRun
@@ -58,10 +64,14 @@ def _register(
     audiences: list[str],
 ) -> RegisteredSource:
     spec = SourceSpec(kind, location, license, every, tuple(audiences))
-    check_source(spec)  # a bad option is refused before the database is opened
-    db = open_database(get_settings().sqlalchemy_url)
+    settings = get_settings()
+    addresses = CrawlAddresses.of(settings)
+    check_source(spec, addresses)  # a bad option is refused before the database is opened
+    db = open_database(settings.sqlalchemy_url)
     try:
-        return register_source(spec, db.sessions, actor=operator(), now=utcnow())
+        return register_source(
+            spec, db.sessions, addresses=addresses, actor=operator(), now=utcnow()
+        )
     finally:
         db.engine.dispose()
 

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
+from citewall.config import Settings
 from citewall.errors import IngestError, UserError
+from citewall.ingest.crawl.addresses import address_problem
 from citewall.ingest.crawl.site import plan_sites
 from citewall.ingest.sync_rules import parse_every
 from citewall.storage import kb_sources
@@ -31,6 +34,20 @@ class SourceFieldError(UserError):
     def __init__(self, field: SourceField, message: str) -> None:
         super().__init__(message)
         self.field: SourceField = field
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlAddresses:
+    """Which addresses the crawler may reach (``CITEWALL_CRAWL_ALLOW_PRIVATE`` and
+    ``CITEWALL_CRAWL_ALLOW_LINK_LOCAL``): a site whose URL names one it may not is refused at
+    registration, not at its first sync."""
+
+    allow_private: bool
+    allow_link_local: bool
+
+    @classmethod
+    def of(cls, settings: Settings) -> CrawlAddresses:
+        return cls(settings.crawl_allow_private, settings.crawl_allow_link_local)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +73,11 @@ class CheckedSpec:
     audiences: tuple[str, ...]
 
 
-def check_source(spec: SourceSpec) -> CheckedSpec:
+def check_source(spec: SourceSpec, addresses: CrawlAddresses) -> CheckedSpec:
     """``spec`` as it is stored, or ``SourceFieldError`` naming the first option refused."""
     location = _location(spec.kind, spec.location)
+    if spec.kind == "site":
+        _check_address(location, addresses)
     try:
         every_s = parse_every(spec.every) if spec.every is not None else None
     except UserError as exc:
@@ -90,6 +109,28 @@ def _location(kind: AddableKind, value: str) -> str:
     return str(path)
 
 
+def _check_address(url: str, addresses: CrawlAddresses) -> None:
+    """Refuse a site whose host is an address literal (or ``localhost``) the crawler may not
+    reach. A host name is resolved only when it is crawled, and checked there again (a DNS
+    answer can change); this catches the case a person types, at the moment they type it.
+
+    >>> _check_address("https://help.example.com/sitemap.xml", CrawlAddresses(False, False))
+    >>> _check_address("http://127.0.0.1:8766/sitemap.xml", CrawlAddresses(True, False))
+    """
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    literal = "127.0.0.1" if host == "localhost" or host.endswith(".localhost") else host
+    problem = address_problem(
+        literal, allow_private=addresses.allow_private, allow_link_local=addresses.allow_link_local
+    )
+    if problem is None or problem.reason.startswith("not an IP address"):
+        return
+    allowed = f" ({problem.allowed_by}, a setting of the server)" if problem.allowed_by else ""
+    raise SourceFieldError(
+        "location",
+        f"{url[:500]}: {host} is a {problem.reason}: the crawler does not reach it{allowed}",
+    )
+
+
 def _what(kind: AddableKind) -> str:
     return "folder" if kind == "folder" else "file"
 
@@ -98,13 +139,14 @@ def register_source(
     spec: SourceSpec,
     session_factory: Callable[[], Any],
     *,
+    addresses: CrawlAddresses,
     actor: Actor,
     now: datetime,
 ) -> RegisteredSource:
     """Check ``spec`` and register it, due for its first sync at once when it has a schedule;
     ``SourceFieldError`` for a refused option, ``ConflictError`` if it is registered already.
     The ``sources.change`` line names ``actor``."""
-    checked = check_source(spec)
+    checked = check_source(spec, addresses)
     event = actor.event(
         "sources.change",
         "source",

@@ -10,12 +10,15 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
+from citewall.api.app import create_app
 from citewall.ingest.sync import source_lease_name
 from citewall.storage import audit, kb_sources, leases
 from citewall.storage.kb_sources import Refused, SourceState, SyncRun
@@ -294,3 +297,35 @@ def test_members_and_strangers_cannot_change_sources(env: ApiEnv, tmp_path: Path
         headers={**env.auth("admin"), "Content-Type": "application/json"},
     )
     assert not_json.status_code == 400, not_json.text
+
+
+def test_a_site_the_crawler_may_not_reach_is_refused_at_registration(env: ApiEnv) -> None:
+    """Refused when it is typed, naming the setting, not at its first sync (where it read as
+    "robots.txt could not be read")."""
+    closed = replace(
+        env.runtime, settings=env.runtime.settings.model_copy(update={"crawl_allow_private": False})
+    )
+    client = TestClient(create_app(closed))
+    for url, says in (
+        ("http://127.0.0.1:8766/sitemap.xml", "loopback address 127.0.0.1"),
+        ("http://localhost:8766/sitemap.xml", "CITEWALL_CRAWL_ALLOW_PRIVATE=1"),
+        ("http://10.0.0.7/sitemap.xml", "private address 10.0.0.7"),
+        ("http://169.254.169.254/latest/meta-data/", "link-local"),
+    ):
+        refused = client.post(SOURCES, json={"kind": "site", "url": url}, headers=env.auth("admin"))
+        assert refused.status_code == 422, refused.text
+        problem = refused.json()["detail"][0]
+        assert problem["loc"][-1] == "url" and says in problem["msg"], problem
+    # Allowed by the setting, as in the rest of this module.
+    allowed = env.client.post(
+        SOURCES,
+        json={"kind": "site", "url": "http://127.0.0.1:9/allowed-sitemap.xml"},
+        headers=env.auth("admin"),
+    )
+    assert allowed.status_code == 201, allowed.text
+    assert (
+        env.client.delete(
+            f"{SOURCES}/{allowed.json()['id']}", headers=env.auth("admin")
+        ).status_code
+        == 200
+    )

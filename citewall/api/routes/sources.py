@@ -21,7 +21,12 @@ from citewall.api.source_schemas import (
     registered_source_public,
     sync_run_public,
 )
-from citewall.ingest.registration import SourceFieldError, SourceSpec, register_source
+from citewall.ingest.registration import (
+    CrawlAddresses,
+    SourceFieldError,
+    SourceSpec,
+    register_source,
+)
 from citewall.ingest.sync import remove_source, sync_source
 from citewall.storage import kb_sources
 
@@ -73,7 +78,13 @@ def add_source(body: SourceCreate, runtime: RuntimeDep, trail: AuditTrail, admin
         return _problem(other, f"a {body.kind} source takes a {where}, not a {other}")
     spec = SourceSpec(body.kind, location, body.license, body.every, tuple(body.audiences))
     try:
-        source = register_source(spec, runtime.session_factory, actor=trail, now=runtime.clock())
+        source = register_source(
+            spec,
+            runtime.session_factory,
+            addresses=CrawlAddresses.of(runtime.settings),
+            actor=trail,
+            now=runtime.clock(),
+        )
     except SourceFieldError as exc:
         return _problem(where if exc.field == "location" else exc.field, str(exc))
     return registered_source_public(source, None)
