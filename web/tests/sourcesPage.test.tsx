@@ -136,6 +136,16 @@ describe("the Sources page's parts", () => {
     expect(actionProblem(new Error("no source 3"))).toBe("no source 3");
   });
 
+  it("offers Confirm and apply for a source whose last run was held, after a reload too", () => {
+    const [first] = props().sources;
+    const reloaded = renderToStaticMarkup(
+      <SourcesTable {...props({ sources: [{ ...first!, last_run: held }] })} />,
+    );
+    expect(reloaded).toContain('data-testid="sync-held"');
+    expect(reloaded).toContain("Confirm and apply");
+    expect(renderToStaticMarkup(<SourcesTable {...props()} />)).not.toContain("Confirm and apply");
+  });
+
   it("asks before removing, naming the cards that go", () => {
     const html = renderToStaticMarkup(<SourcesTable {...props({ removing: 3 })} />);
     expect(html).toContain("Remove it and its 8 cards from the KB?");

@@ -135,15 +135,21 @@ export function SyncResult(props: { action: RowAction; onConfirm: () => void }):
   const { run } = action;
   return (
     <div data-testid="sync-result">
-      {run.status === "held" && (
-        <div className="run-held" role="alert" data-testid="sync-held">
-          <p>Not applied: {run.note}. Check the source; if the change is real, apply it.</p>
-          <button type="button" onClick={props.onConfirm}>
-            Confirm and apply
-          </button>
-        </div>
-      )}
+      {run.status === "held" && <HeldRun run={run} onConfirm={props.onConfirm} />}
       <RunSummary run={run} />
+    </div>
+  );
+}
+
+/** A held run's warning and the button that applies it: after "Sync now", and for a source
+ * whose last run (a scheduled one, or one before a reload) was held. */
+export function HeldRun(props: { run: SyncRunPublic; onConfirm: () => void }): ReactNode {
+  return (
+    <div className="run-held" role="alert" data-testid="sync-held">
+      <p>Not applied: {props.run.note}. Check the source; if the change is real, apply it.</p>
+      <button type="button" onClick={props.onConfirm}>
+        Confirm and apply
+      </button>
     </div>
   );
 }
@@ -185,7 +191,13 @@ function actionsCell(s: RegisteredSourcePublic, p: SourcesTableProps): ReactNode
           Remove
         </button>
       )}
-      {action && <SyncResult action={action} onConfirm={() => p.onSync(s.id, true)} />}
+      {action ? (
+        <SyncResult action={action} onConfirm={() => p.onSync(s.id, true)} />
+      ) : (
+        s.last_run?.status === "held" && (
+          <HeldRun run={s.last_run} onConfirm={() => p.onSync(s.id, true)} />
+        )
+      )}
     </div>
   );
 }
