@@ -12,6 +12,7 @@ import {
   RetentionSummary,
   actionFromSearch,
   actionText,
+  detailText,
   emptyAuditText,
   keptFor,
   noLinesOf,
@@ -42,6 +43,24 @@ function page(entries: AuditEntryPublic[], total = entries.length): AuditPage {
 }
 
 describe("the audit log page", () => {
+  it("shows what each change was: the line's details as key: value pairs, cut when long", () => {
+    expect(detailText({ disabled: true })).toBe("disabled: true");
+    expect(detailText({ playbook_version: 3, restored_from: 1 })).toBe(
+      "playbook_version: 3; restored_from: 1",
+    );
+    expect(detailText({})).toBe("—");
+    const long = detailText({ removed: "x".repeat(500) });
+    expect(long.length).toBe(200);
+    expect(long.endsWith("…")).toBe(true);
+    const html = renderToStaticMarkup(
+      <AuditTable
+        page={{ total: 1, limit: 50, offset: 0, entries: [line({ detail: { disabled: true } })] }}
+        onPage={() => undefined}
+      />,
+    );
+    expect(html).toContain("disabled: true");
+  });
+
   it("is routed at /admin/audit and titled", () => {
     expect(parseRoute("/admin/audit")).toEqual({ name: "admin-audit" });
     expect(routePageName({ name: "admin-audit" }, true)).toBe("Admin · Audit log");

@@ -81,12 +81,25 @@ export function RetentionSummary(props: { settings: RetentionSettings }): ReactN
   );
 }
 
+/** Most characters of a line's details the table shows (the API has them whole). */
+const DETAIL_CHARS = 200;
+
+/** A line's details as the table shows them: `key: value` pairs, each value as JSON
+ * (`{"disabled": true}` -> `disabled: true`), cut at `DETAIL_CHARS`; "—" for none. */
+export function detailText(detail: Readonly<Record<string, unknown>>): string {
+  const pairs = Object.entries(detail).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  const text = pairs.join("; ");
+  if (text === "") return "—";
+  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS - 1)}…` : text;
+}
+
 const AUDIT_COLUMNS: readonly Column<AuditEntryPublic>[] = [
   { header: "When", cell: (e) => formatDate(e.at) },
   { header: "Who", className: "user-cell", cell: (e) => e.actor },
   { header: "How", cell: (e) => e.via },
   { header: "What", testId: "audit-action", cell: (e) => actionText(e.action) },
   { header: "Of", className: "mono", cell: (e) => e.target },
+  { header: "Details", className: "audit-detail", cell: (e) => detailText(e.detail) },
   { header: "From", className: "mono", cell: (e) => e.address ?? "—" },
 ];
 
