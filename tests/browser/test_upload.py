@@ -93,6 +93,8 @@ def test_an_uploaded_pdf_answers_a_member_until_it_is_removed(
     expect(section.locator(".field-problem")).to_contain_text("is not a document")
 
     section.get_by_role("button", name="Remove cold-chain.pdf").click()
+    # Removing asks first, naming the cards that go.
+    section.get_by_role("button", name="Yes, remove").click()
     expect(section.get_by_test_id("upload-message")).to_contain_text("Removed cold-chain.pdf")
     expect(section).to_contain_text("No documents uploaded yet.")
     after = _final(server)

@@ -10,8 +10,9 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { ApiError, type ApiClient } from "../api/client";
 import type { SyncRunPublic, UploadCreate, UploadPublic } from "../api/types";
 import { LoadState } from "../components/LoadState";
-import { formatDate } from "../components/format";
+import { formatDate, plural } from "../components/format";
 import { useLoad } from "../components/useLoad";
+import { ConfirmButton } from "./ConfirmButton";
 import { DataTable, type Column } from "./DataTable";
 import { FormField } from "./FormField";
 
@@ -83,9 +84,13 @@ function uploadColumns(
     {
       header: "",
       cell: (u) => (
-        <button type="button" disabled={busy} onClick={() => remove(u)}>
-          Remove {u.name}
-        </button>
+        <ConfirmButton
+          label={`Remove ${u.name}`}
+          question={`Remove ${u.name} and its ${plural(u.card_ids.length, "card", "cards")} from the KB?`}
+          confirm="Yes, remove"
+          disabled={busy}
+          onConfirm={() => remove(u)}
+        />
       ),
     },
   ];
