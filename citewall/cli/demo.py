@@ -168,9 +168,7 @@ def demo(
         kind: SourceKind = "folder" if kb_path.is_dir() else "cards"
         location = str(kb_path.resolve())
         with sessions() as session:
-            source = kb_sources.find_source(session, kind, location)
-            if source is None:
-                source = kb_sources.add_source(session, kind, location, now=utcnow())
+            source = kb_sources.ensure_source(session, kind, location, now=utcnow())
         run = sync_source(
             source.id, settings, session_factory=sessions, embedder=embedder, progress=True
         )

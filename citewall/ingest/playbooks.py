@@ -117,15 +117,7 @@ def playbook_card(card_id: str, fields: PlaybookFields) -> Card:
 def playbooks_source(session_factory: SessionFactory, now: datetime) -> RegisteredSource:
     """The registered source playbooks belong to, registered on first use."""
     with session_factory() as session:
-        found = kb_sources.find_source(session, "playbooks", PLAYBOOKS_LOCATION)
-        if found is not None:
-            return found
-        try:
-            return kb_sources.add_source(session, "playbooks", PLAYBOOKS_LOCATION, now=now)
-        except ConflictError:  # another process registered it a moment ago
-            again = kb_sources.find_source(session, "playbooks", PLAYBOOKS_LOCATION)
-            assert again is not None
-            return again
+        return kb_sources.ensure_source(session, "playbooks", PLAYBOOKS_LOCATION, now=now)
 
 
 def save_playbook(

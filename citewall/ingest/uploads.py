@@ -109,17 +109,8 @@ def uploads_source(
     session_factory: SessionFactory, settings: Settings, now: datetime
 ) -> RegisteredSource:
     """The registered source uploads belong to, registered on first use."""
-    location = str(uploads_folder(settings))
     with session_factory() as session:
-        found = kb_sources.find_source(session, "uploads", location)
-        if found is not None:
-            return found
-        try:
-            return kb_sources.add_source(session, "uploads", location, now=now)
-        except ConflictError:  # another process registered it a moment ago
-            again = kb_sources.find_source(session, "uploads", location)
-            assert again is not None
-            return again
+        return kb_sources.ensure_source(session, "uploads", str(uploads_folder(settings)), now=now)
 
 
 def _sidecar_text(request: UploadRequest) -> str | None:

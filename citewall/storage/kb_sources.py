@@ -148,6 +148,25 @@ def add_source(
     return _source(row)
 
 
+def ensure_source(
+    session: Session, kind: SourceKind, location: str, *, now: datetime
+) -> RegisteredSource:
+    """The source registered as ``kind`` at ``location``, registered now if it is not: a
+    source the product makes itself (the demo KB, the playbooks, the uploads folder). Two
+    processes asking at once get the one source."""
+    found = find_source(session, kind, location)
+    if found is not None:
+        return found
+    try:
+        return add_source(session, kind, location, now=now)
+    except ConflictError:  # another process registered it a moment ago
+        session.rollback()
+        again = find_source(session, kind, location)
+        if again is None:
+            raise
+        return again
+
+
 def source_audiences(audiences: Sequence[str]) -> list[str]:
     """Group names for a source, sorted and without duplicates; ``UserError`` naming a bad one.
 

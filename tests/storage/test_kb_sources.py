@@ -7,11 +7,13 @@ import threading
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.orm import Session
 
 from citewall.errors import ConflictError, NotFoundError
 from citewall.storage import kb_sources
 from citewall.storage.db import make_engine, make_session_factory
-from citewall.storage.kb_sources import SourceState, SyncRun
+from citewall.storage.kb_sources import RegisteredSource, SourceState, SyncRun
+from citewall.storage.models import SourceKind
 from citewall.storage.schema import migrate
 from citewall.storage.types import utcnow
 
@@ -77,5 +79,39 @@ def test_a_run_schedules_the_next_sync_and_keeps_a_held_sources_cards(database_u
             kb_sources.remove_source(session, source.id)
             with pytest.raises(NotFoundError):
                 kb_sources.get_source(session, source.id)
+    finally:
+        engine.dispose()
+
+
+def test_a_source_the_product_makes_is_registered_once(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ensure_source``: found when registered; registered when not; and when another process
+    registers it between the look and the insert, that one is returned."""
+    engine = make_engine(database_url)
+    migrate(engine)
+    sessions = make_session_factory(engine)
+    location = f"/srv/uploads-{utcnow().timestamp()}"
+    try:
+        with sessions() as session:
+            first = kb_sources.ensure_source(session, "uploads", location, now=utcnow())
+        with sessions() as session:
+            again = kb_sources.ensure_source(session, "uploads", location, now=utcnow())
+        assert again.id == first.id
+        # The race: the first look finds nothing, the insert then finds it taken.
+        real_find = kb_sources.find_source
+        looks: list[str] = []
+
+        def blind_first(session: Session, kind: SourceKind, where: str) -> RegisteredSource | None:
+            looks.append(where)
+            return None if len(looks) == 1 else real_find(session, kind, where)
+
+        monkeypatch.setattr(kb_sources, "find_source", blind_first)
+        with sessions() as session:
+            raced = kb_sources.ensure_source(session, "uploads", location, now=utcnow())
+        assert raced.id == first.id and len(looks) == 2  # looked again after the conflict
+        with sessions() as session:
+            listed = [s for s in kb_sources.list_sources(session) if s.location == location]
+        assert [s.id for s in listed] == [first.id]
     finally:
         engine.dispose()
