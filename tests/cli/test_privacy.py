@@ -121,9 +121,11 @@ def test_retention_run_removes_what_the_window_asks(
     monkeypatch.setenv("CITEWALL_RETENTION_DAYS", "1")
     again = run(cli, "retention", "run")
     assert again.exit_code == 0, again.output
-    assert re.search(
-        r"removed the words of \d+ conversations? not updated for 1 day$", again.stdout, re.M
+    said = re.search(
+        r"removed the words of (\d+) (conversations?) not updated for 1 day$", again.stdout, re.M
     )
+    assert said is not None, again.stdout
+    assert said[2] == ("conversation" if int(said[1]) == 1 else "conversations")
     assert "(s)" not in again.stdout and "1 days" not in again.stdout
     monkeypatch.setenv("CITEWALL_RETENTION_DAYS", "0")
     bad = run(cli, "retention", "run")
